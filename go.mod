@@ -1,0 +1,11 @@
+module github.com/zipsim/zipsim
+
+go 1.26
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0
+	github.com/klauspost/compress v1.20.4
+	github.com/stretchr/testify v1.12.1
+)
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect
