@@ -1,0 +1,62 @@
+package compress
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestZeroAllocs checks the promise that reused codec state makes every
+// steady-state call allocation-free, including a failing CompressLimit. It
+// is skipped under -race only because sync.Pool then drops items at random
+// on purpose, which makes allocation counts meaningless there.
+func TestZeroAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items at random under -race")
+	}
+	page := sbPage()
+	for _, s := range allSettings() {
+		c := newCodec(t, s)
+		cbuf := make([]byte, 0, 16384) // a frame-sized buffer, as page code passes
+		dbuf := make([]byte, 0, 16384)
+		comp, err := c.Compress(nil, page)
+		require.NoError(t, err)
+		fit, short := len(comp), len(comp)-1
+
+		ops := map[string]func(){
+			"Compress": func() {
+				out, err := c.Compress(cbuf[:0], page)
+				if err != nil || len(out) != fit {
+					t.Fatalf("%s: Compress: %d bytes, %v", s, len(out), err)
+				}
+			},
+			"CompressLimit/fits": func() {
+				out, err := c.CompressLimit(cbuf[:0], page, fit)
+				if err != nil || len(out) != fit {
+					t.Fatalf("%s: CompressLimit: %d bytes, %v", s, len(out), err)
+				}
+			},
+			"CompressLimit/fails": func() {
+				if _, err := c.CompressLimit(cbuf[:0], page, short); err != ErrDoesNotFit {
+					t.Fatalf("%s: CompressLimit %d: %v", s, short, err)
+				}
+			},
+			"Decompress": func() {
+				out, err := c.Decompress(dbuf[:0], comp)
+				if err != nil || len(out) != len(page) {
+					t.Fatalf("%s: Decompress: %d bytes, %v", s, len(out), err)
+				}
+			},
+			"DecompressLimit": func() {
+				out, err := c.DecompressLimit(dbuf[:0], comp, len(page))
+				if err != nil || len(out) != len(page) {
+					t.Fatalf("%s: DecompressLimit: %d bytes, %v", s, len(out), err)
+				}
+			},
+		}
+		for name, op := range ops {
+			op() // warm-up: builds the pooled state
+			require.Zero(t, testing.AllocsPerRun(20, op), "%s %s", s, name)
+		}
+	}
+}
