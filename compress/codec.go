@@ -3,6 +3,7 @@ package compress
 import (
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // MaxDecompressed is the most bytes Decompress will produce. It bounds the
@@ -41,7 +42,7 @@ type Codec struct {
 }
 
 // engine is one algorithm's implementation behind Codec. limit is already
-// validated: 0 <= limit, and limit <= MaxDecompressed for decompress.
+// validated: 0 <= limit.
 type engine interface {
 	compress(dst, src []byte) ([]byte, error)
 	compressLimit(dst, src []byte, limit int) ([]byte, error)
@@ -102,14 +103,36 @@ func (c *Codec) Decompress(dst, src []byte) ([]byte, error) {
 }
 
 // DecompressLimit is Decompress that fails with ErrTooLarge when the output
-// would exceed limit bytes; limits above MaxDecompressed are lowered to it.
-// Decoders of untrusted page images call it so corrupt input can never make
-// them allocate without bound. On error dst is returned unchanged.
+// would exceed limit bytes. The limit is the caller's: decoders of untrusted
+// page images pass the page size, a BLOB reader the length its reference
+// gives, so corrupt input can never make them allocate more than the
+// structure claims. Deflate output grows as it is produced; zstd and s2
+// streams declare their size, and a stream that declares up to limit bytes
+// gets a buffer that large before it is decoded. On error dst is returned
+// unchanged.
 func (c *Codec) DecompressLimit(dst, src []byte, limit int) ([]byte, error) {
 	if limit < 0 {
-		return dst, fmt.Errorf("compress: limit %d is negative; want 0..%d bytes", limit, MaxDecompressed)
+		return dst, fmt.Errorf("compress: limit %d is negative; want 0 or more bytes", limit)
 	}
-	return c.eng.decompress(dst, src, min(limit, MaxDecompressed))
+	return c.eng.decompress(dst, src, limit)
+}
+
+var shared sync.Map // Setting -> *Codec
+
+// Shared returns a process-wide Codec for s, built on first use, so that
+// every tablespace and page cache with the same setting shares one set of
+// pooled encoder and decoder state (a zlib:6 encoder holds about 1 MiB).
+func Shared(s Setting) (*Codec, error) {
+	s = s.Canonical()
+	if c, ok := shared.Load(s); ok {
+		return c.(*Codec), nil
+	}
+	c, err := New(s, Options{})
+	if err != nil {
+		return nil, err
+	}
+	v, _ := shared.LoadOrStore(s, c)
+	return v.(*Codec), nil
 }
 
 // ZlibBound is zlib's compressBound(n): the most bytes deflate can produce

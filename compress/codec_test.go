@@ -178,15 +178,21 @@ func TestDecompressLimit(t *testing.T) {
 }
 
 // checkBad asserts a failed decode reports a documented error and leaves
-// dst alone, or that a decode which succeeded on altered input is one the
-// format cannot detect.
-func checkBad(t *testing.T, c *Codec, src []byte, what string) {
+// dst alone. A decode of altered input may succeed only for a format
+// without a checksum (raw deflate, s2, none), or when it yields the
+// original bytes (the change hit bits the decoder ignores).
+func checkBad(t *testing.T, c *Codec, src, want []byte, what string) {
 	t.Helper()
 	dst := []byte("hdr")
 	got, err := c.DecompressLimit(dst, src, 1<<20)
 	if err != nil {
 		require.True(t, errors.Is(err, ErrCorrupt) || errors.Is(err, ErrTooLarge), "%s %s: %v", c.Setting(), what, err)
 		require.Equal(t, []byte("hdr"), got)
+		return
+	}
+	switch c.Setting().Algorithm {
+	case Zlib, Zstd:
+		require.True(t, want != nil && bytes.Equal(got[3:], want), "%s %s: a checksummed format decoded altered input to different bytes", c.Setting(), what)
 	}
 }
 
@@ -198,7 +204,7 @@ func TestDecompressCorrupt(t *testing.T) {
 		require.NoError(t, err)
 
 		for n := 0; n < len(comp); n += max(1, len(comp)/97) {
-			checkBad(t, c, comp[:n], "truncated")
+			checkBad(t, c, comp[:n], nil, "truncated")
 			if s.Algorithm != None {
 				_, err := c.Decompress(nil, comp[:n])
 				require.Error(t, err, "%s truncated to %d", s, n)
@@ -207,10 +213,10 @@ func TestDecompressCorrupt(t *testing.T) {
 		for i := 0; i < len(comp); i += max(1, len(comp)/131) {
 			bad := bytes.Clone(comp)
 			bad[i] ^= 0x5a
-			checkBad(t, c, bad, "flipped")
+			checkBad(t, c, bad, page, "flipped")
 		}
-		checkBad(t, c, randomBytes(300, 9), "garbage")
-		checkBad(t, c, bytes.Repeat([]byte{0xff}, 64), "ones")
+		checkBad(t, c, randomBytes(300, 9), nil, "garbage")
+		checkBad(t, c, bytes.Repeat([]byte{0xff}, 64), nil, "ones")
 
 		switch s.Algorithm {
 		case Zlib, Deflate, Zstd, S2:
@@ -254,10 +260,20 @@ func TestDecompressHugeClaims(t *testing.T) {
 	require.Len(t, got, 8<<20)
 }
 
-func TestLimitAboveMaxIsClamped(t *testing.T) {
-	c := newCodec(t, Setting{Algorithm: None})
-	_, err := c.DecompressLimit(nil, make([]byte, MaxDecompressed+1), MaxDecompressed*2)
-	require.ErrorIs(t, err, ErrTooLarge)
+// An explicit limit may exceed MaxDecompressed: a 4 GiB LONGBLOB is read
+// with its reference's length as the limit.
+func TestLimitAboveMaxDecompressed(t *testing.T) {
+	big := bytes.Repeat([]byte("<p>zipsim</p>"), (MaxDecompressed+1<<20)/13)
+	for _, s := range []Setting{{Algorithm: None}, {Algorithm: Zlib, Level: 1}, {Algorithm: Zstd}, {Algorithm: S2}} {
+		c := newCodec(t, s)
+		z, err := c.Compress(nil, big)
+		require.NoError(t, err)
+		_, err = c.Decompress(nil, z)
+		require.ErrorIs(t, err, ErrTooLarge, "%v: Decompress keeps its MaxDecompressed bound", s)
+		got, err := c.DecompressLimit(nil, z, len(big))
+		require.NoError(t, err, "%v", s)
+		require.True(t, bytes.Equal(big, got), "%v", s)
+	}
 }
 
 func TestConcurrentUse(t *testing.T) {

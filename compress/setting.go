@@ -131,7 +131,8 @@ func (s Setting) String() string {
 }
 
 // ParseSetting reads the text String produces, plus a bare algorithm name
-// ("zlib", "deflate", "zstd", "s2", "none") for its default level. It
+// ("zlib", "deflate", "zstd", "s2", "none") for its default level and the
+// numeric form of named levels ("zstd:1" is "zstd:fastest"). It
 // ignores case and surrounding space and returns the canonical Setting. The
 // error lists every accepted form.
 func ParseSetting(text string) (Setting, error) {
@@ -146,11 +147,9 @@ func ParseSetting(text string) (Setting, error) {
 		if !hasLevel {
 			return s.Canonical(), nil
 		}
-		if li.names == nil && li.max > 0 {
-			if l, err := strconv.Atoi(level); err == nil && l >= 1 && l <= li.max {
-				s.Level = l
-				return s, nil
-			}
+		if l, err := strconv.Atoi(level); err == nil && l >= 1 && l <= li.max {
+			s.Level = l
+			return s.Canonical(), nil
 		}
 		for i, ln := range li.names {
 			if ln != "" && level == ln {
@@ -166,6 +165,6 @@ func ParseSetting(text string) (Setting, error) {
 // allowedSettings lists every accepted setting text for error messages.
 func allowedSettings() string {
 	return "zlib, zlib:1..zlib:9, deflate, deflate:1..deflate:9, " +
-		"zstd, zstd:fastest, zstd:default, zstd:better, zstd:best, " +
-		"s2, s2:better, s2:best, none"
+		"zstd, zstd:fastest, zstd:default, zstd:better, zstd:best (or zstd:1..zstd:4), " +
+		"s2, s2:better, s2:best (or s2:1..s2:3), none"
 }

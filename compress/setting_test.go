@@ -71,7 +71,7 @@ func TestParseSettingBareAndCase(t *testing.T) {
 func TestParseSettingErrors(t *testing.T) {
 	for _, text := range []string{
 		"", "lz4", "zlib:0", "zlib:10", "zlib:-1", "zlib:fast", "zlib:",
-		"deflate:x", "zstd:3", "zstd:fast", "s2:1", "s2:", "none:0", "none:1", "gzip:6",
+		"deflate:x", "zstd:0", "zstd:5", "zstd:fast", "s2:4", "s2:", "none:0", "none:1", "gzip:6",
 	} {
 		_, err := ParseSetting(text)
 		require.Error(t, err, text)
@@ -95,4 +95,27 @@ func TestValidateErrors(t *testing.T) {
 		_, err = New(s, Options{})
 		require.Error(t, err, s)
 	}
+}
+
+func TestParseNumericNamedLevels(t *testing.T) {
+	for text, want := range map[string]string{"zstd:1": "zstd:fastest", "zstd:4": "zstd:best", "s2:1": "s2", "s2:2": "s2:better"} {
+		s, err := ParseSetting(text)
+		require.NoError(t, err, text)
+		require.Equal(t, want, s.String())
+	}
+	_, err := ParseSetting("zstd:5")
+	require.Error(t, err)
+}
+
+func TestSharedCodecIsOnePerSetting(t *testing.T) {
+	a, err := Shared(Setting{})
+	require.NoError(t, err)
+	b, err := Shared(Setting{Algorithm: Zlib, Level: 6})
+	require.NoError(t, err)
+	require.Same(t, a, b)
+	c, err := Shared(Setting{Algorithm: Zstd})
+	require.NoError(t, err)
+	require.NotSame(t, a, c)
+	_, err = Shared(Setting{Algorithm: Zlib, Level: 12})
+	require.Error(t, err)
 }

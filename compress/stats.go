@@ -69,10 +69,12 @@ func sizeIndex(zipSize int) int {
 	return -1
 }
 
-// Counters of one CMP row, in stripe order.
+// Counters of one CMP row, in stripe order. COMPRESS_OPS_OK comes before
+// COMPRESS_OPS and is bumped after it: readers sum in index order, so a
+// snapshot never shows more successes than attempts.
 const (
-	cCompressOps = iota
-	cCompressOK
+	cCompressOK = iota
+	cCompressOps
 	cCompressNanos
 	cUncompressOps
 	cUncompressNanos

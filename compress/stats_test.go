@@ -149,3 +149,34 @@ func TestRecordZeroAllocs(t *testing.T) {
 		s.RecordUncompress(16384, 1234567, time.Microsecond)
 	}))
 }
+
+// While writers record, every snapshot shows at most as many successful
+// compressions as attempts (INNODB_CMP's COMPRESS_OPS_OK <= COMPRESS_OPS).
+func TestSnapshotNeverShowsMoreOKThanOps(t *testing.T) {
+	s := NewStats()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					s.RecordCompress(8192, 1, true, time.Microsecond)
+				}
+			}
+		}()
+	}
+	for i := 0; i < 2000; i++ {
+		snap := s.Snapshot()
+		for _, row := range append(snap.BySize[:], snap.PerIndex[1]) {
+			require.LessOrEqual(t, row.CompressOpsOK, row.CompressOps)
+			require.LessOrEqual(t, row.FailurePct(), 100.0)
+		}
+	}
+	close(stop)
+	wg.Wait()
+}

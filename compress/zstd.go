@@ -2,6 +2,7 @@ package compress
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"sync"
 
@@ -52,12 +53,13 @@ func (e *zstdEngine) newEnc() *zstdEnc {
 }
 
 // newZstdDec builds a decoder. DecodeAll is capped to cap(dst), which is
-// how DecompressLimit bounds output per call; MaxDecompressed is the
-// backstop for memory and window size.
+// how DecompressLimit bounds output per call. The memory ceiling admits the
+// 4 GiB an external reference can describe; the window ceiling stays at
+// MaxDecompressed, far above the windows zipsim's encoders choose.
 func newZstdDec() *zstdDec {
 	dec, _ := zstd.NewReader(nil,
 		zstd.WithDecoderConcurrency(1),
-		zstd.WithDecoderMaxMemory(MaxDecompressed),
+		zstd.WithDecoderMaxMemory(math.MaxUint32),
 		zstd.WithDecoderMaxWindow(MaxDecompressed),
 		zstd.WithDecodeAllCapLimit(true))
 	return &zstdDec{dec: dec}
