@@ -181,17 +181,23 @@ func (c *propCase) logOrRecompress(avail bool, size, i int, create, newHeap bool
 
 func (c *propCase) insert() {
 	key := c.newKey()
-	rec := c.newRecord(key)
+	i, _ := c.p.Search(key, bytes.Compare)
+	c.insertAt(i, c.newRecord(key))
+}
+
+// insertAt inserts rec into slot i and mirrors it, as
+// page_cur_insert_rec_zip does: log it when Available allows, else
+// recompress.
+func (c *propCase) insertAt(i int, rec Record) {
 	size := RecordSize(c.kind, len(rec.Key), len(rec.Value))
 	avail := c.z.Available(size, true)
-	i, _ := c.p.Search(key, bytes.Compare)
 	heapBefore := c.p.NHeap()
 	if _, err := c.p.Insert(i, rec); err != nil {
 		require.ErrorIs(c.t, err, ErrNoSpace)
 		return
 	}
 	if c.logOrRecompress(avail, size, i, true, c.p.NHeap() > heapBefore, func() error { return c.z.LogInsert(c.p, i) }) {
-		c.model[string(key)] = cloneRecord(rec)
+		c.model[string(rec.Key)] = cloneRecord(rec)
 	}
 }
 
@@ -238,16 +244,7 @@ func (c *propCase) resize() {
 	require.NoError(c.t, err)
 	require.NoError(c.t, c.z.LogDelete(c.p, i))
 	delete(c.model, string(key))
-	size := RecordSize(c.kind, len(rec.Key), len(rec.Value))
-	avail := c.z.Available(size, true)
-	heapBefore := c.p.NHeap()
-	if _, err := c.p.Insert(i, rec); err != nil {
-		require.ErrorIs(c.t, err, ErrNoSpace)
-		return
-	}
-	if c.logOrRecompress(avail, size, i, true, c.p.NHeap() > heapBefore, func() error { return c.z.LogInsert(c.p, i) }) {
-		c.model[string(key)] = cloneRecord(rec)
-	}
+	c.insertAt(i, rec)
 }
 
 func (c *propCase) inPlace() {
