@@ -3,15 +3,38 @@
 // counter on a hot path would become the contention it is trying to measure
 // (research/anchors.md, style guide 7: otter's xsync.Adder, ristretto's
 // padded counters). Each Counters value holds a fixed set of uint64 counters,
-// replicated across cache-line-aligned stripes; writers pick a stripe at
-// random and readers sum the stripes.
+// replicated across cache-line-aligned stripes; a writer uses the stripe of
+// the P (scheduler processor) it runs on and readers sum the stripes.
+//
+// Picking the stripe by P rather than at random matters: random stripes
+// spread simultaneous writers, but every stripe is still written by every
+// core in turn, so its cache line migrates on nearly every add. A P's
+// stripe stays in its core's cache as long as the goroutine is not moved.
 package stripe
 
 import (
-	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
+	_ "unsafe" // go:linkname
 )
+
+// procPin and procUnpin are the runtime's, as sync.Pool uses them to find
+// the current P; the runtime keeps them linkable for exactly this use
+// (go.dev/issue/67401).
+//
+//go:linkname procPin runtime.procPin
+func procPin() int
+
+//go:linkname procUnpin runtime.procUnpin
+func procUnpin()
+
+// pid returns the id of the P the caller runs on. The goroutine may move
+// right after; a stale id only costs a shared cache line once.
+func pid() uint32 {
+	id := procPin()
+	procUnpin()
+	return uint32(id)
+}
 
 // cacheLine is the stride unit. 64 bytes on amd64 and arm64; adjacent-line
 // prefetchers make 128 safer, at twice the memory.
@@ -29,13 +52,13 @@ type Counters struct {
 }
 
 // New returns n counters striped over the next power of two at or above
-// 4×GOMAXPROCS stripes.
+// GOMAXPROCS stripes.
 func New(n int) *Counters {
 	if n < 1 {
 		n = 1
 	}
 	stripes := 1
-	for stripes < 4*runtime.GOMAXPROCS(0) {
+	for stripes < runtime.GOMAXPROCS(0) {
 		stripes <<= 1
 	}
 	stride := (n + wordsPerLine - 1) / wordsPerLine * wordsPerLine
@@ -48,16 +71,16 @@ func New(n int) *Counters {
 // Len returns the number of counters.
 func (c *Counters) Len() int { return c.n }
 
-// Add adds v to counter i on a randomly chosen stripe.
+// Add adds v to counter i on the current P's stripe.
 func (c *Counters) Add(i int, v uint64) {
-	s := int(rand.Uint32() & c.mask)
+	s := int(pid() & c.mask)
 	c.words[s*c.stride+i].Add(v)
 }
 
-// Stripe returns a handle on one randomly chosen stripe, for callers that
-// bump several counters of one event together.
+// Stripe returns a handle on the current P's stripe, for callers that bump
+// several counters of one event together.
 func (c *Counters) Stripe() Stripe {
-	s := int(rand.Uint32() & c.mask)
+	s := int(pid() & c.mask)
 	return Stripe{c.words[s*c.stride : s*c.stride+c.n]}
 }
 
