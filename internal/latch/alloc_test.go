@@ -1,0 +1,45 @@
+//go:build !race
+
+// Allocation counts are meaningless under -race; CI runs these tests in a
+// second, non-race pass (go test -run ZeroAllocs ./...), see README.md.
+
+package latch
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestZeroAllocs checks that locking never allocates, instrumented or not,
+// including sampled acquisitions (AllocsPerRun's 128 runs cover two).
+func TestZeroAllocs(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		r := NewRegistry(Options{Disabled: !on})
+		var m Mutex
+		var rw RWMutex
+		m.Init(r, "m")
+		rw.Init(r, "rw")
+		ops := map[string]func(){
+			"Mutex": func() {
+				m.Lock()
+				m.Unlock()
+				if m.TryLock() {
+					m.Unlock()
+				}
+			},
+			"RWMutex": func() {
+				rw.RLock()
+				rw.RUnlock()
+				rw.Lock()
+				rw.Unlock()
+				if rw.TryRLock() {
+					rw.RUnlock()
+				}
+			},
+		}
+		for name, op := range ops {
+			require.Zero(t, testing.AllocsPerRun(128, op), "%s instrumented=%v", name, on)
+		}
+	}
+}
