@@ -1,0 +1,126 @@
+package bufpool
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fakeClock is an injectable clock tests move by hand.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time          { return c.t }
+func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+// TestEvictFromUnzipDecision pins buf_LRU_evict_from_unzip_LRU: frames
+// are evicted only when unzip_LRU is over 10% of the LRU and the load
+// looks I/O-bound (or nothing was evicted yet).
+func TestEvictFromUnzipDecision(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	p := newPool(t, Options{Bytes: 64 * 16384, Clock: clk.now})
+	testSpace(t, p, 1, 8192)
+	in := p.inst[0]
+	decide := func() bool {
+		in.lruMu.Lock()
+		defer in.lruMu.Unlock()
+		return in.evictFromUnzip(clk.now())
+	}
+	require.False(t, decide(), "unzip_LRU empty: evict from the common LRU")
+
+	// 20 pages with both copies: unzip_LRU = LRU > 10%; nothing evicted
+	// yet, so InnoDB assumes it is disk-bound.
+	for i := 1; i <= 20; i++ {
+		g, err := p.Create(ctx, PageID{1, uint32(i)})
+		require.NoError(t, err)
+		stamp(t, &g, 1)
+		g.Release()
+	}
+	require.True(t, decide(), "freed-page clock 0: evict frames")
+
+	// Evict one whole page to start the freed-page clock.
+	require.NoError(t, p.Flush())
+	in.lruMu.Lock()
+	in.scanStripe = in.stats.Stripe()
+	in.lru.Scan(1, in.visitLRUFn)
+	in.lruMu.Unlock()
+	require.Positive(t, in.lru.Stats().FreedPageClock)
+
+	// CPU-bound: 50 seconds of 100 decompressions and 1 I/O each:
+	// unzip_avg 100 > io_avg 1 × 50.
+	for s := 0; s < 50; s++ {
+		for i := 0; i < 100; i++ {
+			p.stat.unzip()
+		}
+		p.stat.io()
+		clk.advance(time.Second)
+	}
+	p.stat.rotate(clk.now())
+	require.False(t, decide(), "CPU-bound: evict whole pages")
+
+	// I/O-bound: the next 50 seconds do 10 I/Os per second: io_avg 10 × 50
+	// = 500 ≥ unzip_avg 100.
+	for s := 0; s < 50; s++ {
+		for i := 0; i < 100; i++ {
+			p.stat.unzip()
+		}
+		for i := 0; i < 10; i++ {
+			p.stat.io()
+		}
+		clk.advance(time.Second)
+	}
+	p.stat.rotate(clk.now())
+	require.True(t, decide(), "I/O-bound: evict frames")
+
+	// unzip_LRU at most 10% of the LRU: the common LRU, whatever the load.
+	in.lruMu.Lock()
+	for in.unzip.Len() > in.lru.Len()/10 {
+		in.scanStripe = in.stats.Stripe()
+		in.unzip.Scan(1, in.visitUnzipFn)
+	}
+	in.lruMu.Unlock()
+	require.False(t, decide())
+	require.Empty(t, p.Check())
+}
+
+// TestEvictionKinds checks both outcomes end to end: an I/O-bound pool
+// frees frames and keeps pages compressed-only; a CPU-bound one frees
+// whole pages.
+func TestEvictionKinds(t *testing.T) {
+	for _, cpuBound := range []bool{false, true} {
+		clk := &fakeClock{t: time.Unix(1000, 0)}
+		p := newPool(t, Options{Bytes: 32 * 16384, Clock: clk.now})
+		testSpace(t, p, 1, 8192)
+		for i := 1; i <= 40; i++ {
+			g, err := p.Create(ctx, PageID{1, uint32(i)})
+			require.NoError(t, err)
+			stamp(t, &g, 1)
+			g.Release()
+		}
+		require.NoError(t, p.Flush())
+		for s := 0; s < 60; s++ {
+			if cpuBound {
+				for i := 0; i < 1000; i++ {
+					p.stat.unzip()
+				}
+			} else {
+				p.stat.io()
+			}
+			clk.advance(time.Second)
+		}
+		before := p.Stats()
+		for i := 1; i <= 40; i++ {
+			g, err := p.Fix(ctx, PageID{1, uint32(i)}, Shared)
+			require.NoError(t, err)
+			g.Release()
+		}
+		d := p.Stats().Sub(before)
+		t.Logf("cpuBound %v: frame evictions %d, page evictions %d, reads %d, decompressing hits %d", cpuBound, d.EvictFrame, d.EvictPage, d.Reads, d.HitsUnzip)
+		if cpuBound {
+			require.Greater(t, d.EvictPage, d.EvictFrame)
+		} else {
+			require.Greater(t, d.EvictFrame, d.EvictPage)
+		}
+		require.Empty(t, p.Check())
+	}
+}

@@ -1,0 +1,346 @@
+package bufpool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/zipsim/zipsim/internal/stripe"
+	"github.com/zipsim/zipsim/page"
+	"github.com/zipsim/zipsim/storage"
+)
+
+// ErrExists is returned by Create for a page the pool already holds.
+var ErrExists = errors.New("bufpool: page already in the pool")
+
+// maxFixAttempts bounds retries of a fix that keeps racing with others
+// (a page evicted or failed to load between lookup and latch).
+const maxFixAttempts = 1000
+
+// Fix finds the page, reading it from its tablespace if needed, and returns
+// a guard holding it pinned and latched in mode [buf_page_get_gen]. A page
+// of a compressed table that is in the pool only compressed gets a frame
+// and is decompressed first, with the frame latched exclusively so that
+// concurrent fixers wait; that counts as one UNCOMPRESS_OPS. ctx is checked
+// while the pool waits for a frame.
+func (p *Pool) Fix(ctx context.Context, id PageID, mode Mode) (Guard, error) {
+	if err := p.checkID("fix", id); err != nil {
+		return Guard{}, err
+	}
+	in := p.instanceOf(id)
+	st := in.stats.Stripe()
+	hp := in.part(id)
+	for attempt := 0; attempt < maxFixAttempts; attempt++ {
+		hp.mu.RLock()
+		pg := hp.t.get(id)
+		if pg == nil {
+			hp.mu.RUnlock()
+			g, err := in.read(ctx, id, mode, st, false)
+			if errors.Is(err, errRetry) {
+				continue
+			}
+			return g, err
+		}
+		if pg.state == stateZipOnly {
+			// The descriptor of a compressed-only page is guarded by the
+			// zip mutex, which every fix of one takes [buf_page_get_mutex].
+			in.zipMu.Lock()
+			pg.fix.Add(1)
+			in.zipMu.Unlock()
+			hp.mu.RUnlock()
+			g, err := in.attachAndUnzip(ctx, pg, mode, st)
+			if errors.Is(err, errRetry) {
+				continue
+			}
+			return g, err
+		}
+		pg.fix.Add(1)
+		f := pg.frame // a pinned page keeps its frame unless its load fails
+		hp.mu.RUnlock()
+		if g, ok := in.latch(pg, f, mode); ok {
+			st.Add(cHitFrame, 1)
+			return g, nil
+		}
+	}
+	return Guard{}, fmt.Errorf("bufpool: page %v: gave up after %d attempts to fix it while others evicted or failed to load it", id, maxFixAttempts)
+}
+
+// youngAdder is a policy that distinguishes pages created in the pool,
+// which InnoDB puts at the LRU head, from pages read, which go to the
+// midpoint [buf_page_create, buf_LRU_add_block(old=FALSE)].
+type youngAdder interface {
+	AddYoung(n *lruNode, now time.Time)
+}
+
+// freedClockAdvancer is a policy whose freed-page clock also counts frames
+// freed from unzip_LRU [buf_LRU_block_remove_hashed].
+type freedClockAdvancer interface {
+	AdvanceFreedPageClock()
+}
+
+// checkID rejects calls on a closed pool and page numbers no tablespace
+// stores; page 0 is also the page hash's empty-slot key.
+func (p *Pool) checkID(op string, id PageID) error {
+	if p.closed.Load() {
+		return ErrClosed
+	}
+	if id.PageNo == 0 || id.PageNo == page.FilNull {
+		return fmt.Errorf("%w: %s page %v: pages are numbered 1..%d; page 0 is the tablespace header", storage.ErrPageOutOfRange, op, id, uint32(page.FilNull-1))
+	}
+	return nil
+}
+
+// errRetry tells Fix to look the page up again.
+var errRetry = errors.New("bufpool: retry")
+
+// latch latches a pinned page's frame and checks that the frame still
+// belongs to the page, which a failed load may have undone meanwhile.
+func (in *instance) latch(pg *Page, f *frame, mode Mode) (Guard, bool) {
+	if mode == Exclusive {
+		f.latch.Lock()
+	} else {
+		f.latch.RLock()
+	}
+	if f.page != pg {
+		if mode == Exclusive {
+			f.latch.Unlock()
+		} else {
+			f.latch.RUnlock()
+		}
+		in.unfix(pg)
+		return Guard{}, false
+	}
+	in.touch(pg)
+	return Guard{pg: pg, f: f, mode: mode}, true
+}
+
+// touch records the access in the replacement policy; only a page that
+// must move takes the LRU mutex [buf_page_make_young_if_needed].
+func (in *instance) touch(pg *Page) {
+	if !in.lru.Access(&pg.lruNode, in.pool.opts.Clock) {
+		return
+	}
+	in.lruMu.Lock()
+	if pg.lruNode.InList() {
+		in.lru.Promote(&pg.lruNode, in.pool.opts.Clock())
+		if pg.unzipNode.InList() {
+			in.unzip.MoveToFront(&pg.unzipNode)
+		}
+	}
+	in.lruMu.Unlock()
+}
+
+// unfix drops a pin. The last pin of a page whose load failed frees its
+// descriptor; otherwise the caller must not touch pg after this.
+func (in *instance) unfix(pg *Page) {
+	if pg.fix.Add(-1) == orphan {
+		in.freeMu.Lock()
+		in.freeDescLocked(pg)
+		in.freeMu.Unlock()
+	}
+}
+
+// attachAndUnzip gives a pinned compressed-only page a frame and
+// decompresses it [buf_page_get_gen, BUF_BLOCK_ZIP_PAGE case: buf_relocate,
+// buf_unzip_LRU_add_block, buf_zip_decompress].
+func (in *instance) attachAndUnzip(ctx context.Context, pg *Page, mode Mode, st stripe.Stripe) (Guard, error) {
+	f, err := in.getFreeFrame(ctx, st)
+	if err != nil {
+		in.unfix(pg)
+		return Guard{}, err
+	}
+	hp := in.part(pg.id)
+	in.lruMu.Lock()
+	hp.mu.Lock()
+	in.zipMu.Lock()
+	if pg.state != stateZipOnly {
+		// Another fixer attached a frame first: use theirs.
+		in.zipMu.Unlock()
+		hp.mu.Unlock()
+		in.pushFree(f)
+		in.lruMu.Unlock()
+		in.unfix(pg)
+		return Guard{}, errRetry
+	}
+	f.page = pg
+	pg.frame = f
+	pg.state = stateFrame
+	f.latch.Lock() // concurrent fixers wait here until the page is decompressed
+	in.unzip.PushFront(&pg.unzipNode)
+	if in.zipClean != nil && pg.cleanNode.InList() {
+		in.zipClean.Remove(&pg.cleanNode)
+	}
+	in.zipMu.Unlock()
+	hp.mu.Unlock()
+	in.lruMu.Unlock()
+
+	if err := pg.zipd.Decompress(f.buf, pg.space.env); err != nil {
+		in.detach(pg, f)
+		f.latch.Unlock()
+		in.unfix(pg)
+		return Guard{}, err
+	}
+	in.pool.stat.unzip()
+	st.Add(cHitUnzip, 1)
+	if mode == Shared {
+		f.latch.Unlock()
+		f.latch.RLock()
+	}
+	in.touch(pg)
+	return Guard{pg: pg, f: f, mode: mode}, nil
+}
+
+// detach takes the frame back from a page whose decompression failed; the
+// page stays in the pool compressed-only. The caller holds f's latch.
+func (in *instance) detach(pg *Page, f *frame) {
+	hp := in.part(pg.id)
+	in.lruMu.Lock()
+	hp.mu.Lock()
+	in.zipMu.Lock()
+	in.unzip.Remove(&pg.unzipNode)
+	pg.frame, f.page = nil, nil
+	pg.state = stateZipOnly
+	in.zipMu.Unlock()
+	hp.mu.Unlock()
+	in.pushFree(f)
+	in.lruMu.Unlock()
+}
+
+// read brings a page into the pool [buf_read_page → buf_page_init_for_read,
+// buf_LRU_add_block]: a descriptor, a zip block on compressed tables and a
+// frame, inserted into the page hash and at the LRU midpoint with the frame
+// latched exclusively, then the I/O and, on compressed tables, the first
+// decompression (InnoDB reads compressed-only and decompresses on the fix
+// that follows; this is that fix). With create set it makes a new page
+// instead of reading one [buf_page_create].
+func (in *instance) read(ctx context.Context, id PageID, mode Mode, st stripe.Stripe, create bool) (Guard, error) {
+	sp, err := in.pool.space(id.Space)
+	if err != nil {
+		return Guard{}, err
+	}
+	pg := in.allocDesc()
+	pg.id, pg.space = id, sp
+	pg.fix.Store(1) // pinned from the start, so the buddy allocator never moves its block
+	if sp.zipSize != 0 {
+		if err := in.allocZip(ctx, pg, st); err != nil {
+			in.releaseDesc(pg)
+			return Guard{}, err
+		}
+	}
+	f, err := in.getFreeFrame(ctx, st)
+	if err != nil {
+		in.releaseDesc(pg)
+		return Guard{}, err
+	}
+	hp := in.part(id)
+	in.lruMu.Lock()
+	hp.mu.Lock()
+	if hp.t.get(id) != nil {
+		hp.mu.Unlock()
+		in.pushFree(f)
+		in.lruMu.Unlock()
+		in.releaseDesc(pg)
+		if create {
+			return Guard{}, fmt.Errorf("%w: %v", ErrExists, id)
+		}
+		return Guard{}, errRetry
+	}
+	pg.frame, f.page = f, pg
+	pg.state = stateFrame
+	hp.t.put(id, pg)
+	f.latch.Lock()
+	if y, ok := in.lru.(youngAdder); ok && create {
+		y.AddYoung(&pg.lruNode, in.pool.opts.Clock())
+	} else {
+		in.lru.Add(&pg.lruNode, in.pool.opts.Clock())
+	}
+	if pg.zip != nil {
+		in.unzip.PushFront(&pg.unzipNode)
+	}
+	hp.mu.Unlock()
+	in.lruMu.Unlock()
+
+	if create {
+		clear(f.buf)
+		if pg.zip != nil {
+			clear(pg.zip)
+		}
+		pg.dirty.Store(true)
+		st.Add(cCreates, 1)
+	} else if err := in.load(pg, f, st); err != nil {
+		in.drop(pg, f)
+		f.latch.Unlock()
+		in.unfix(pg)
+		return Guard{}, err
+	}
+	if mode == Shared {
+		f.latch.Unlock()
+		f.latch.RLock()
+	}
+	in.touch(pg)
+	return Guard{pg: pg, f: f, mode: mode}, nil
+}
+
+// load reads a page from storage into its new frame (and zip block).
+func (in *instance) load(pg *Page, f *frame, st stripe.Stripe) error {
+	sp := pg.space
+	buf := f.buf
+	if pg.zip != nil {
+		buf = pg.zip
+	}
+	if err := sp.ts.ReadPage(pg.id.PageNo, buf); err != nil {
+		return fmt.Errorf("bufpool: read page %v: %w", pg.id, err)
+	}
+	in.pool.stat.io()
+	st.Add(cReads, 1)
+	if err := page.Verify(buf); err != nil {
+		return fmt.Errorf("bufpool: read page %v: %w", pg.id, err)
+	}
+	if pg.zip == nil {
+		return nil
+	}
+	if err := pg.zipd.Decompress(f.buf, sp.env); err != nil {
+		return fmt.Errorf("bufpool: read page %v: %w", pg.id, err)
+	}
+	in.pool.stat.unzip()
+	return nil
+}
+
+// drop removes a page whose load failed. Fixers that found it meanwhile
+// hold pins: the descriptor is freed by the last unfix.
+func (in *instance) drop(pg *Page, f *frame) {
+	hp := in.part(pg.id)
+	in.lruMu.Lock()
+	hp.mu.Lock()
+	hp.t.del(pg.id)
+	in.lru.Remove(&pg.lruNode, false)
+	if pg.unzipNode.InList() {
+		in.unzip.Remove(&pg.unzipNode)
+	}
+	pg.frame, f.page = nil, nil
+	pg.fix.Or(orphan)
+	hp.mu.Unlock()
+	in.pushFree(f)
+	in.freeZip(pg)
+	in.lruMu.Unlock()
+}
+
+// releaseDesc frees a descriptor that never entered the page hash.
+func (in *instance) releaseDesc(pg *Page) {
+	in.freeZip(pg)
+	in.freeMu.Lock()
+	in.freeDescLocked(pg)
+	in.freeMu.Unlock()
+}
+
+// Create makes a new page in the pool without reading it, zeroed, dirty and
+// latched exclusively [buf_page_create]. The caller formats it (and on a
+// compressed table compresses it into Zip) before releasing it.
+func (p *Pool) Create(ctx context.Context, id PageID) (Guard, error) {
+	if err := p.checkID("create", id); err != nil {
+		return Guard{}, err
+	}
+	in := p.instanceOf(id)
+	return in.read(ctx, id, Exclusive, in.stats.Stripe(), true)
+}

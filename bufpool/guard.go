@@ -1,0 +1,84 @@
+package bufpool
+
+import (
+	"errors"
+
+	"github.com/zipsim/zipsim/page"
+)
+
+// Mode says how a guard latches its page.
+type Mode uint8
+
+const (
+	// Shared latches the page for reading; many shared guards may hold a
+	// page at once.
+	Shared Mode = iota
+	// Exclusive latches the page for writing.
+	Exclusive
+)
+
+// String returns "shared" or "exclusive".
+func (m Mode) String() string {
+	if m == Exclusive {
+		return "exclusive"
+	}
+	return "shared"
+}
+
+// ErrNotExclusive is returned by MarkDirty on a shared guard.
+var ErrNotExclusive = errors.New("bufpool: only an exclusive guard may mark a page dirty")
+
+// Guard is a fixed and latched page: the only way to touch a page's bytes.
+// It pins the page (buf_fix_count) so the pool never evicts, relocates or
+// detaches it, and holds the page latch (block->lock) in its mode. Release
+// undoes both; a Guard must be released exactly once, and its slices must
+// not be used after.
+type Guard struct {
+	pg   *Page
+	f    *frame
+	mode Mode
+}
+
+// ID returns the page id.
+func (g *Guard) ID() PageID { return g.pg.id }
+
+// Mode returns how the page is latched.
+func (g *Guard) Mode() Mode { return g.mode }
+
+// Frame returns the uncompressed page.
+func (g *Guard) Frame() []byte { return g.f.buf }
+
+// Zip returns the compressed page of a compressed table, nil otherwise. On
+// a compressed table the zip image is what goes to storage: an exclusive
+// guard that changes the frame must mirror the change into it (Zip's Log*
+// and Write* methods, or Compress), as InnoDB's page_zip_* calls do.
+func (g *Guard) Zip() *page.Zip {
+	if g.pg.zip == nil {
+		return nil
+	}
+	return &g.pg.zipd
+}
+
+// MarkDirty records that the page changed and must be written before it
+// leaves the pool.
+func (g *Guard) MarkDirty() error {
+	if g.mode != Exclusive {
+		return ErrNotExclusive
+	}
+	g.pg.dirty.Store(true)
+	return nil
+}
+
+// Release unlatches and unpins the page.
+func (g *Guard) Release() {
+	if g.pg == nil {
+		return
+	}
+	if g.mode == Exclusive {
+		g.f.latch.Unlock()
+	} else {
+		g.f.latch.RUnlock()
+	}
+	g.pg.inst.unfix(g.pg)
+	g.pg, g.f = nil, nil
+}

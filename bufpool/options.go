@@ -1,0 +1,137 @@
+package bufpool
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/zipsim/zipsim/compress"
+	"github.com/zipsim/zipsim/internal/latch"
+	"github.com/zipsim/zipsim/lru"
+	"github.com/zipsim/zipsim/page"
+)
+
+// Locking selects which mutexes guard the pool's lists, to compare the
+// designs whose contention the seeds measured.
+type Locking uint8
+
+const (
+	// Split models MySQL 8.0 / Percona's split buffer pool mutexes
+	// (WL#8423): each instance has its own LRU_list_mutex, free_list_mutex,
+	// zip_free_mutex and zip_mutex. The zero value.
+	Split Locking = iota
+	// Legacy models the InnoDB plugin in 5.1 as XtraDB ran it in seed 000:
+	// one LRU_list_mutex for the whole pool, held across victim scans and
+	// every list update, one buf_pool_zip_mutex shared by every
+	// compressed-only page, and the ordered zip_clean insertion that walks
+	// the LRU under the mutex whenever a frame is evicted (MySQL Bug
+	// #61341). Page hash latches stay per instance, as in XtraDB.
+	Legacy
+)
+
+// String returns "split" or "legacy", the names benchmarks use.
+func (l Locking) String() string {
+	switch l {
+	case Split:
+		return "split"
+	case Legacy:
+		return "legacy"
+	}
+	return fmt.Sprintf("Locking(%d)", uint8(l))
+}
+
+// Defaults, InnoDB's.
+const (
+	DefaultBytes        = 128 << 20 // innodb_buffer_pool_size
+	DefaultLRUScanDepth = 1024      // innodb_lru_scan_depth
+	MaxInstances        = 64        // innodb_buffer_pool_instances
+	// MinFramesPerInstance bounds how small an instance may be: a fix may
+	// need a frame for the page and one carved into zip blocks, and a few
+	// more must be free for eviction to make progress.
+	MinFramesPerInstance = 8
+)
+
+// Options configure a Pool. The zero value is a 128 MiB pool of 16 KiB
+// pages with InnoDB's defaults.
+type Options struct {
+	// Bytes is the memory for page frames, innodb_buffer_pool_size. 0
+	// means 128 MiB. Descriptors and bookkeeping come on top (about 1%).
+	Bytes int64
+	// PageSize is the logical page size of every space: 4096, 8192 or
+	// 16384. 0 means 16384.
+	PageSize int
+	// Instances is innodb_buffer_pool_instances: 0 means 8 when Bytes is at
+	// least 1 GiB, else 1, like InnoDB 5.6+. At most 64.
+	Instances int
+	// Locking picks split (8.0) or legacy (5.1/XtraDB) mutexes.
+	Locking Locking
+	// OldPct is innodb_old_blocks_pct (5..95); 0 means 37.
+	OldPct int
+	// OldBlocksTime is innodb_old_blocks_time; 0 means 1s (5.6+), a
+	// negative value means none (5.1/5.5).
+	OldBlocksTime time.Duration
+	// LRUScanDepth bounds the first scan of unzip_LRU for a victim,
+	// innodb_lru_scan_depth; 0 means 1024.
+	LRUScanDepth int
+	// Policy builds the replacement policy of each instance for its number
+	// of frames. nil means InnoDB's midpoint LRU with OldPct and
+	// OldBlocksTime.
+	Policy func(frames int) (lru.Policy[*Page], error)
+	// Clock is the time source for LRU aging and the one-second windows of
+	// the eviction heuristic. nil means time.Now.
+	Clock func() time.Time
+	// Latches receives the pool's instrumented locks. nil means a registry
+	// of the pool's own (see Pool.Latches).
+	Latches *latch.Registry
+	// CMP receives the INNODB_CMP counters of decompressions done by the
+	// pool. nil means counters of the pool's own (see Pool.CMP).
+	CMP *compress.Stats
+}
+
+// withDefaults validates o and fills in defaults.
+func (o Options) withDefaults() (Options, error) {
+	if o.Bytes == 0 {
+		o.Bytes = DefaultBytes
+	}
+	if o.PageSize == 0 {
+		o.PageSize = page.DefaultPageSize
+	}
+	if err := page.CheckPageSize(o.PageSize); err != nil {
+		return o, fmt.Errorf("bufpool: %w", err)
+	}
+	if o.Bytes < 0 {
+		return o, fmt.Errorf("bufpool: Bytes %d is negative", o.Bytes)
+	}
+	if o.Instances == 0 {
+		o.Instances = 1
+		if o.Bytes >= 1<<30 {
+			o.Instances = 8
+		}
+	}
+	if o.Instances < 1 || o.Instances > MaxInstances {
+		return o, fmt.Errorf("bufpool: %d instances: use 1..%d (or 0 for InnoDB's default)", o.Instances, MaxInstances)
+	}
+	frames := o.Bytes / int64(o.PageSize)
+	if per := frames / int64(o.Instances); per < MinFramesPerInstance {
+		return o, fmt.Errorf("bufpool: %d bytes give %d frames of %d bytes over %d instances, %d each; each instance needs at least %d: give the pool at least %d bytes or fewer instances",
+			o.Bytes, frames, o.PageSize, o.Instances, per, MinFramesPerInstance, int64(MinFramesPerInstance*o.Instances*o.PageSize))
+	}
+	if o.Locking != Split && o.Locking != Legacy {
+		return o, fmt.Errorf("bufpool: unknown locking %d: use Split or Legacy", o.Locking)
+	}
+	if o.OldPct == 0 {
+		o.OldPct = 37
+	}
+	if o.OldBlocksTime == 0 {
+		o.OldBlocksTime = time.Second
+	}
+	if o.LRUScanDepth == 0 {
+		o.LRUScanDepth = DefaultLRUScanDepth
+	}
+	if o.LRUScanDepth < 1 {
+		return o, fmt.Errorf("bufpool: LRUScanDepth %d: use 1 or more (or 0 for 1024)", o.LRUScanDepth)
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	return o, nil
+}
