@@ -138,6 +138,12 @@
 //     re-inserts the compressed descriptor in the old block's place, which
 //     can nudge the LRU_old boundary by one page; zipsim leaves the node
 //     where it is.
+//   - Below OldMinLen pages, buf_LRU_remove_block clears every old flag by
+//     walking the whole list on each removal. Midpoint walks only on the
+//     first removal after an old sublist existed; later walks could find no
+//     flag set (pages added to a short list are young). The flags are the
+//     same; the O(N) cost under the LRU mutex, which real pools far above
+//     512 pages never pay but zipsim's small test instances would, is gone.
 //   - NotMadeYoung is one atomic per pool instance, bumped on refusals
 //     without the lock. InnoDB bumps a plain shared counter at the same
 //     point, so both share a cache line between scanning threads; zipsim

@@ -380,9 +380,16 @@ func (p *Midpoint[T]) removeBlock(n *Node[T]) {
 	}
 	p.list.unlink(n)
 	if p.list.Len() < OldMinLen {
-		// Too short for an old sublist: clear every old flag.
-		for m := p.list.Front(); m != nil; m = m.Next() {
-			m.old.Store(false)
+		// Too short for an old sublist: clear every old flag. InnoDB walks
+		// the list on every removal from a short list; only the first walk
+		// after the sublist existed can find a flag set (pages added to a
+		// short list are young), so later ones are skipped. Real pools are
+		// far above 512 pages, but zipsim's small test pools are not, and
+		// the walk under the LRU mutex would dominate them.
+		if p.lruOld != nil {
+			for m := p.list.Front(); m != nil; m = m.Next() {
+				m.old.Store(false)
+			}
 		}
 		p.lruOld = nil
 		p.oldLen = 0
