@@ -160,10 +160,13 @@ func (in *instance) visitUnzip(n *lruNode) bool {
 // the pool mutex: the O(N) step behind MySQL Bug #61341 and seed 000.
 func (in *instance) insertZipClean(pg *Page) {
 	b := pg.lruNode.Next()
+	steps := uint64(1)
 	for b != nil && !b.Value.cleanNode.InList() {
 		b = b.Next()
+		steps++
 	}
-	in.scanStripe.Add(cZipCleanWalk, 1)
+	in.scanStripe.Add(cZipCleanInserts, 1)
+	in.scanStripe.Add(cZipCleanSteps, steps)
 	if b == nil {
 		in.zipClean.PushBack(&pg.cleanNode)
 		return

@@ -124,3 +124,40 @@ func TestEvictionKinds(t *testing.T) {
 		require.Empty(t, p.Check())
 	}
 }
+
+// TestLegacyZipCleanWalk checks that under Legacy every frame evicted from
+// a clean page puts it on zip_clean through a walk along the LRU, and that
+// Split keeps no zip_clean list.
+func TestLegacyZipCleanWalk(t *testing.T) {
+	for _, lk := range []Locking{Split, Legacy} {
+		clk := &fakeClock{t: time.Unix(1000, 0)}
+		p := newPool(t, Options{Bytes: 32 * 16384, Clock: clk.now, Locking: lk})
+		testSpace(t, p, 1, 8192)
+		for i := 1; i <= 40; i++ {
+			g, err := p.Create(ctx, PageID{1, uint32(i)})
+			require.NoError(t, err)
+			stamp(t, &g, 1)
+			g.Release()
+		}
+		require.NoError(t, p.Flush())
+		p.stat.io() // I/O-bound: evict frames, keep pages compressed-only
+		before := p.Stats()
+		for round := 0; round < 2; round++ {
+			for i := 1; i <= 40; i++ {
+				g, err := p.Fix(ctx, PageID{1, uint32(i)}, Shared)
+				require.NoError(t, err)
+				g.Release()
+			}
+		}
+		d := p.Stats().Sub(before)
+		require.Positive(t, d.EvictFrame)
+		if lk == Split {
+			require.Zero(t, d.ZipCleanInserts)
+		} else {
+			require.Equal(t, d.EvictFrame, d.ZipCleanInserts)
+			require.GreaterOrEqual(t, d.ZipCleanSteps, d.ZipCleanInserts)
+			require.GreaterOrEqual(t, d.ZipCleanWalkMean(), 1.0)
+		}
+		require.Empty(t, p.Check())
+	}
+}

@@ -22,7 +22,8 @@ const (
 	cEvictPage
 	cScans
 	cScanned
-	cZipCleanWalk
+	cZipCleanInserts
+	cZipCleanSteps
 	nStats
 )
 
@@ -48,6 +49,7 @@ type Stats struct {
 	// ZipCleanInserts counts Legacy's ordered zip_clean insertions, each a
 	// walk along the LRU under the pool-wide mutex.
 	ZipCleanInserts uint64
+	ZipCleanSteps   uint64 // LRU nodes those walks visited
 
 	MadeYoung, NotMadeYoung uint64
 
@@ -89,7 +91,8 @@ func (p *Pool) Stats() Stats {
 		s.EvictPage += sums[cEvictPage]
 		s.Scans += sums[cScans]
 		s.Scanned += sums[cScanned]
-		s.ZipCleanInserts += sums[cZipCleanWalk]
+		s.ZipCleanInserts += sums[cZipCleanInserts]
+		s.ZipCleanSteps += sums[cZipCleanSteps]
 
 		in.lruMu.Lock()
 		ls := in.lru.Stats()
@@ -145,6 +148,7 @@ func (s Stats) Sub(prev Stats) Stats {
 	d.Scans -= prev.Scans
 	d.Scanned -= prev.Scanned
 	d.ZipCleanInserts -= prev.ZipCleanInserts
+	d.ZipCleanSteps -= prev.ZipCleanSteps
 	d.MadeYoung -= prev.MadeYoung
 	d.NotMadeYoung -= prev.NotMadeYoung
 	d.CMPMEM = make([]CMPMEM, len(s.CMPMEM))
@@ -161,19 +165,21 @@ func (s Stats) Sub(prev Stats) Stats {
 }
 
 // HitRate is the share of fixes served by a frame already in the pool.
-func (s Stats) HitRate() float64 {
-	if s.Gets == 0 {
-		return 0
-	}
-	return float64(s.HitsFrame) / float64(s.Gets)
-}
+func (s Stats) HitRate() float64 { return ratio(s.HitsFrame, s.Gets) }
 
 // ScanMean is the mean number of pages a victim search examined.
-func (s Stats) ScanMean() float64 {
-	if s.Scans == 0 {
+func (s Stats) ScanMean() float64 { return ratio(s.Scanned, s.Scans) }
+
+// ZipCleanWalkMean is the mean number of LRU nodes a zip_clean insertion
+// walked (Legacy only): the O(N) of MySQL Bug #61341.
+func (s Stats) ZipCleanWalkMean() float64 { return ratio(s.ZipCleanSteps, s.ZipCleanInserts) }
+
+// ratio is a/b, 0 when b is.
+func ratio(a, b uint64) float64 {
+	if b == 0 {
 		return 0
 	}
-	return float64(s.Scanned) / float64(s.Scans)
+	return float64(a) / float64(b)
 }
 
 // String prints the snapshot as tables named after InnoDB's.
@@ -189,7 +195,7 @@ func (s Stats) String() string {
 		{"PAGES_READ", u(s.Reads)}, {"PAGES_WRITTEN", u(s.Writes)}, {"PAGES_CREATED", u(s.Creates)},
 		{"EVICTED_FRAME_ONLY", u(s.EvictFrame)}, {"EVICTED_WHOLE_PAGE", u(s.EvictPage)},
 		{"VICTIM_SCANS", u(s.Scans)}, {"VICTIM_SCAN_MEAN", fmt.Sprintf("%.1f", s.ScanMean())}, {"VICTIM_SCAN_MAX", i(s.ScanMax)},
-		{"ZIP_CLEAN_INSERTS", u(s.ZipCleanInserts)},
+		{"ZIP_CLEAN_INSERTS", u(s.ZipCleanInserts)}, {"ZIP_CLEAN_WALK_MEAN", fmt.Sprintf("%.1f", s.ZipCleanWalkMean())},
 		{"PAGES_MADE_YOUNG", u(s.MadeYoung)}, {"PAGES_NOT_MADE_YOUNG", u(s.NotMadeYoung)},
 	})
 	b.WriteByte('\n')
