@@ -51,7 +51,10 @@ const (
 )
 
 // Options configure a Pool. The zero value is a 128 MiB pool of 16 KiB
-// pages with InnoDB's defaults.
+// pages with InnoDB's defaults. The device is not an option: each
+// tablespace given to AddSpace brings its own (storage.Device), so one pool
+// can serve spaces on a memory device, a file and a latency model at once,
+// as one InnoDB buffer pool serves tablespaces on different disks.
 type Options struct {
 	// Bytes is the memory for page frames, innodb_buffer_pool_size. 0
 	// means 128 MiB. Descriptors and bookkeeping come on top (about 1%).
