@@ -258,25 +258,32 @@ func (in *instance) allocZip(ctx context.Context, pg *Page, st stripe.Stripe) er
 			u = b.carve(f, cls)
 		}
 	}
+	// Set under zipFreeMu: a buddy merge reads an owner's block size.
 	b.owner[u] = pg
-	in.zipFreeMu.Unlock()
 	pg.zoff = u * buddyUnit
 	pg.zip = b.block(u, cls)
+	in.zipFreeMu.Unlock()
 	return pg.zipd.Init(pg.zip)
 }
 
 // freeZip returns a page's zip block to the buddy allocator, and a frame
 // that becomes wholly free to the free list.
+// The block is read under zipFreeMu: once the page is out of the page
+// hash and unpinned, a merge elsewhere may relocate it until then.
 func (in *instance) freeZip(pg *Page) {
-	if pg.zoff < 0 {
+	if pg.space == nil || pg.space.zipSize == 0 {
 		return
 	}
 	b := &in.buddy
 	in.zipFreeMu.Lock()
+	if pg.zoff < 0 {
+		in.zipFreeMu.Unlock()
+		return
+	}
 	f := b.free(pg.zoff/buddyUnit, b.classOf(len(pg.zip)))
+	pg.zoff, pg.zip = -1, nil
 	in.zipFreeMu.Unlock()
 	if f != nil {
 		in.pushFree(f)
 	}
-	pg.zoff, pg.zip = -1, nil
 }
