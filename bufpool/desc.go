@@ -2,6 +2,7 @@ package bufpool
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/zipsim/zipsim/internal/latch"
@@ -52,6 +53,10 @@ type Page struct {
 
 	// dirty is set by exclusive guards and cleared by flushes.
 	dirty atomic.Bool
+	// io is held from the copy of a page for writing until the write is
+	// done, so that two writes of one page never overlap and the newer
+	// copy always lands last [io_fix = BUF_IO_WRITE].
+	io sync.Mutex
 
 	frame *frame    // stateFrame only
 	zip   []byte    // the compressed copy on compressed spaces, a buddy block
@@ -70,7 +75,7 @@ type Page struct {
 // pagePad rounds a Page up to whole 128-byte lines, so that in a slab no
 // page's fix count shares a line with its neighbour's fields; TestLayout
 // checks it.
-const pagePad = 80
+const pagePad = 72
 
 // orphan is the fix-count bit of a page whose load failed.
 const orphan = 1 << 30
@@ -86,8 +91,12 @@ type frame struct {
 	latch latch.RWMutex // block->lock: shared for readers, exclusive for writers and decompression
 	_     [128 - latchSize]byte
 
-	buf   []byte
-	page  *Page // nil when free or carved into zip blocks; set under the LRU mutex and page hash latch
+	buf []byte
+	// page is nil when the frame is free or carved into zip blocks. It is
+	// set under the LRU mutex, the page hash latch and, when a page gets
+	// the frame, the frame latch held exclusively, so that a fixer whose
+	// frame pointer went stale sees the change when it gets the latch.
+	page  atomic.Pointer[Page]
 	idx   int32
 	buddy bool // carved into zip blocks by the buddy allocator
 	_     [128 - 24 - 8 - 4 - 1]byte

@@ -49,13 +49,13 @@ func (in *instance) getFreeFrame(ctx context.Context, st stripe.Stripe) (*frame,
 		if stuck == stuckTries {
 			return nil, fmt.Errorf("%w: instance %d has %d frames, all fixed or dirty beyond reach after %d tries", ErrNoFreeFrame, in.id, len(in.frames), try)
 		}
-		freed, flush := in.scanAndFree(try > 0, st)
+		freed, flush, flushFrame := in.scanAndFree(try > 0, st)
 		switch {
 		case freed:
 			stuck = 0
 		case flush != nil:
 			stuck = 0
-			err := in.writePage(flush, st)
+			err := in.flushVictim(flush, flushFrame, st)
 			in.unfix(flush)
 			if err != nil {
 				return nil, err
@@ -72,15 +72,16 @@ func (in *instance) getFreeFrame(ctx context.Context, st stripe.Stripe) (*frame,
 // scanAndFree looks for a victim under the LRU mutex, held for the whole
 // scan [buf_LRU_scan_and_free_block]. It reports whether it freed something
 // (a frame, or a page whose zip block went back to the buddy allocator)
-// and, when it freed nothing, may return a dirty page it pinned for the
-// caller to write.
-func (in *instance) scanAndFree(all bool, st stripe.Stripe) (freed bool, flush *Page) {
+// and, when it freed nothing, may return a dirty page it pinned and
+// io-fixed for the caller to write, with its frame latched shared (nil for
+// a compressed-only page).
+func (in *instance) scanAndFree(all bool, st stripe.Stripe) (freed bool, flush *Page, flushFrame *frame) {
 	now := in.pool.opts.Clock()
 	in.lruMu.Lock()
 	defer in.lruMu.Unlock()
 	st.Add(cScans, 1)
 	in.scanStripe = st
-	in.scanFlush = nil
+	in.scanFlush, in.scanFlushFrame = nil, nil
 	scanned := 0
 	if in.evictFromUnzip(now) {
 		depth := in.pool.opts.LRUScanDepth
@@ -103,10 +104,31 @@ func (in *instance) scanAndFree(all bool, st stripe.Stripe) (freed bool, flush *
 	st.Add(cScanned, uint64(scanned))
 	in.scanMax = max(in.scanMax, scanned)
 	if freed && in.scanFlush != nil {
-		in.unfix(in.scanFlush)
-		in.scanFlush = nil
+		pg := in.scanFlush
+		if f := in.scanFlushFrame; f != nil {
+			f.latch.RUnlock()
+		}
+		pg.io.Unlock()
+		in.unfix(pg)
+		in.scanFlush, in.scanFlushFrame = nil, nil
 	}
-	return freed, in.scanFlush
+	return freed, in.scanFlush, in.scanFlushFrame
+}
+
+// flushVictim writes the dirty page a scan pinned and io-fixed
+// [buf_flush_single_page_from_LRU], with the frame latch the scan took
+// without waiting. A compressed-only page is latched now, also without
+// waiting; when that fails the write is skipped and the next try scans
+// again.
+func (in *instance) flushVictim(pg *Page, f *frame, st stripe.Stripe) error {
+	if f == nil {
+		var ok bool
+		if f, ok = in.latchForWrite(pg, false); !ok {
+			pg.io.Unlock()
+			return nil
+		}
+	}
+	return in.writeLatched(pg, f, st)
 }
 
 // evictFromUnzip decides whether to free only a frame: when unzip_LRU holds
@@ -138,7 +160,8 @@ func (in *instance) visitUnzip(n *lruNode) bool {
 	f := pg.frame
 	in.zipMu.Lock()
 	in.unzip.Remove(&pg.unzipNode)
-	pg.frame, f.page = nil, nil
+	pg.frame = nil
+	f.page.Store(nil)
 	pg.state = stateZipOnly
 	if in.zipClean != nil && !pg.dirty.Load() {
 		in.insertZipClean(pg)
@@ -179,8 +202,9 @@ func (in *instance) insertZipClean(pg *Page) {
 }
 
 // visitLRU frees a clean, unfixed page entirely [buf_LRU_free_page with
-// zip=true]. The first dirty unfixed page it meets is pinned for the
-// caller to write if nothing can be freed.
+// zip=true]. The first dirty unfixed page it meets that no one is writing
+// and whose frame latch is free is pinned, io-fixed and latched shared for
+// the caller to write if nothing can be freed.
 func (in *instance) visitLRU(n *lruNode) bool {
 	pg := n.Value
 	hp := in.part(pg.id)
@@ -191,9 +215,15 @@ func (in *instance) visitLRU(n *lruNode) bool {
 	}
 	ok := pg.fix.Load() == 0 && !pg.dirty.Load()
 	if !ok {
-		if in.scanFlush == nil && pg.fix.Load() == 0 && pg.dirty.Load() {
-			pg.fix.Add(1)
-			in.scanFlush = pg
+		if in.scanFlush == nil && pg.fix.Load() == 0 && pg.dirty.Load() && pg.io.TryLock() {
+			// The caller may hold other pages' latches: take this one's
+			// only if it is free now, never wait for it.
+			if f := pg.frame; f == nil || f.latch.TryRLock() {
+				pg.fix.Add(1)
+				in.scanFlush, in.scanFlushFrame = pg, f
+			} else {
+				pg.io.Unlock()
+			}
 		}
 		if zipOnly {
 			in.zipMu.Unlock()
@@ -212,7 +242,7 @@ func (in *instance) visitLRU(n *lruNode) bool {
 	f := pg.frame
 	pg.frame = nil
 	if f != nil {
-		f.page = nil
+		f.page.Store(nil)
 	}
 	if zipOnly {
 		in.zipMu.Unlock()
@@ -239,6 +269,7 @@ func (in *instance) allocZip(ctx context.Context, pg *Page, st stripe.Stripe) er
 	cls := b.classOf(zs)
 	in.zipFreeMu.Lock()
 	u := int32(-1)
+	var spare *frame
 	if cls < b.classes {
 		u = b.alloc(cls)
 	}
@@ -253,7 +284,7 @@ func (in *instance) allocZip(ctx context.Context, pg *Page, st stripe.Stripe) er
 			u = b.alloc(cls)
 		}
 		if u >= 0 {
-			in.pushFree(f) // someone freed a block meanwhile
+			spare = f // someone freed a block meanwhile
 		} else {
 			u = b.carve(f, cls)
 		}
@@ -263,6 +294,9 @@ func (in *instance) allocZip(ctx context.Context, pg *Page, st stripe.Stripe) er
 	pg.zoff = u * buddyUnit
 	pg.zip = b.block(u, cls)
 	in.zipFreeMu.Unlock()
+	if spare != nil {
+		in.pushFree(spare) // after zipFreeMu: the free-list mutexes do not nest
+	}
 	return pg.zipd.Init(pg.zip)
 }
 

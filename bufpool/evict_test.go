@@ -30,12 +30,7 @@ func TestEvictFromUnzipDecision(t *testing.T) {
 
 	// 20 pages with both copies: unzip_LRU = LRU > 10%; nothing evicted
 	// yet, so InnoDB assumes it is disk-bound.
-	for i := 1; i <= 20; i++ {
-		g, err := p.Create(ctx, PageID{1, uint32(i)})
-		require.NoError(t, err)
-		stamp(t, &g, 1)
-		g.Release()
-	}
+	createStamped(t, p, 1, 20)
 	require.True(t, decide(), "freed-page clock 0: evict frames")
 
 	// Evict one whole page to start the freed-page clock.
@@ -91,12 +86,7 @@ func TestEvictionKinds(t *testing.T) {
 		clk := &fakeClock{t: time.Unix(1000, 0)}
 		p := newPool(t, Options{Bytes: 32 * 16384, Clock: clk.now})
 		testSpace(t, p, 1, 8192)
-		for i := 1; i <= 40; i++ {
-			g, err := p.Create(ctx, PageID{1, uint32(i)})
-			require.NoError(t, err)
-			stamp(t, &g, 1)
-			g.Release()
-		}
+		createStamped(t, p, 1, 40)
 		require.NoError(t, p.Flush())
 		for s := 0; s < 60; s++ {
 			if cpuBound {
@@ -133,12 +123,7 @@ func TestLegacyZipCleanWalk(t *testing.T) {
 		clk := &fakeClock{t: time.Unix(1000, 0)}
 		p := newPool(t, Options{Bytes: 32 * 16384, Clock: clk.now, Locking: lk})
 		testSpace(t, p, 1, 8192)
-		for i := 1; i <= 40; i++ {
-			g, err := p.Create(ctx, PageID{1, uint32(i)})
-			require.NoError(t, err)
-			stamp(t, &g, 1)
-			g.Release()
-		}
+		createStamped(t, p, 1, 40)
 		require.NoError(t, p.Flush())
 		p.stat.io() // I/O-bound: evict frames, keep pages compressed-only
 		before := p.Stats()

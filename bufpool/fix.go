@@ -102,7 +102,7 @@ func (in *instance) latch(pg *Page, f *frame, mode Mode) (Guard, bool) {
 	} else {
 		f.latch.RLock()
 	}
-	if f.page != pg {
+	if f.page.Load() != pg {
 		if mode == Exclusive {
 			f.latch.Unlock()
 		} else {
@@ -163,10 +163,14 @@ func (in *instance) attachAndUnzip(ctx context.Context, pg *Page, mode Mode, st 
 		in.unfix(pg)
 		return Guard{}, errRetry
 	}
-	f.page = pg
+	// Latched before it is published: concurrent fixers of pg wait here
+	// until the page is decompressed, and a fixer still holding f from
+	// an earlier page finds f.page changed once it gets the latch. A free
+	// frame's latch is held by no one but such a fixer, briefly.
+	f.latch.Lock()
+	f.page.Store(pg)
 	pg.frame = f
 	pg.state = stateFrame
-	f.latch.Lock() // concurrent fixers wait here until the page is decompressed
 	in.unzip.PushFront(&pg.unzipNode)
 	if in.zipClean != nil && pg.cleanNode.InList() {
 		in.zipClean.Remove(&pg.cleanNode)
@@ -176,7 +180,7 @@ func (in *instance) attachAndUnzip(ctx context.Context, pg *Page, mode Mode, st 
 	in.lruMu.Unlock()
 
 	if err := pg.zipd.Decompress(f.buf, pg.space.env); err != nil {
-		in.detach(pg, f)
+		in.detach(pg, f, st)
 		f.latch.Unlock()
 		in.unfix(pg)
 		return Guard{}, err
@@ -192,15 +196,21 @@ func (in *instance) attachAndUnzip(ctx context.Context, pg *Page, mode Mode, st 
 }
 
 // detach takes the frame back from a page whose decompression failed; the
-// page stays in the pool compressed-only. The caller holds f's latch.
-func (in *instance) detach(pg *Page, f *frame) {
+// page stays in the pool compressed-only, back on zip_clean if clean. The
+// caller holds f's latch exclusively.
+func (in *instance) detach(pg *Page, f *frame, st stripe.Stripe) {
 	hp := in.part(pg.id)
 	in.lruMu.Lock()
 	hp.mu.Lock()
 	in.zipMu.Lock()
 	in.unzip.Remove(&pg.unzipNode)
-	pg.frame, f.page = nil, nil
+	pg.frame = nil
+	f.page.Store(nil)
 	pg.state = stateZipOnly
+	if in.zipClean != nil && !pg.dirty.Load() {
+		in.scanStripe = st
+		in.insertZipClean(pg)
+	}
 	in.zipMu.Unlock()
 	hp.mu.Unlock()
 	in.pushFree(f)
@@ -246,10 +256,11 @@ func (in *instance) read(ctx context.Context, id PageID, mode Mode, st stripe.St
 		}
 		return Guard{}, errRetry
 	}
-	pg.frame, f.page = f, pg
+	f.latch.Lock() // before publishing, as in attachAndUnzip
+	pg.frame = f
+	f.page.Store(pg)
 	pg.state = stateFrame
 	hp.t.put(id, pg)
-	f.latch.Lock()
 	if y, ok := in.lru.(youngAdder); ok && create {
 		y.AddYoung(&pg.lruNode, in.pool.opts.Clock())
 	} else {
@@ -318,7 +329,8 @@ func (in *instance) drop(pg *Page, f *frame) {
 	if pg.unzipNode.InList() {
 		in.unzip.Remove(&pg.unzipNode)
 	}
-	pg.frame, f.page = nil, nil
+	pg.frame = nil
+	f.page.Store(nil)
 	pg.fix.Or(orphan)
 	hp.mu.Unlock()
 	in.pushFree(f)

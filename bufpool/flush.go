@@ -8,24 +8,54 @@ import (
 	"github.com/zipsim/zipsim/page"
 )
 
-// writePage writes a pinned page to its tablespace [buf_flush_write_block_low]:
-// the zip image on a compressed table (only the compressed copy goes to
-// disk), the frame otherwise. The bytes are copied while writers are held
-// off (the frame latch in shared mode, or for a compressed-only page the
-// page hash latch, which a frame attach needs exclusively) and the page is
-// marked clean then; a write that fails marks it dirty again. They are
-// stamped (FIL trailer, checksum) in the copy, as buf_flush_init_for_writing
-// stamps the frame, so that readers never see them change.
+// writePage writes a pinned page to its tablespace [buf_flush_write_block_low],
+// waiting for a write of it already in flight and for its frame latch.
 func (in *instance) writePage(pg *Page, st stripe.Stripe) error {
+	pg.io.Lock()
+	f, _ := in.latchForWrite(pg, true)
+	return in.writeLatched(pg, f, st)
+}
+
+// latchForWrite holds writers of pinned pg off for a copy: it returns the
+// page's frame latched shared, or nil with the page hash latch held shared
+// when the page is compressed-only (attaching a frame needs that latch
+// exclusively). Without wait it gives up (false) rather than wait for a
+// frame latch, as a fixer that may hold other pages' latches must
+// [buf_flush_page: rw_lock_s_lock_gen_nowait].
+func (in *instance) latchForWrite(pg *Page, wait bool) (*frame, bool) {
+	hp := in.part(pg.id)
+	for {
+		hp.mu.RLock()
+		f := pg.frame
+		if f == nil {
+			return nil, true
+		}
+		hp.mu.RUnlock()
+		if wait {
+			f.latch.RLock()
+		} else if !f.latch.TryRLock() {
+			return nil, false
+		}
+		if f.page.Load() == pg {
+			return f, true
+		}
+		f.latch.RUnlock() // the frame was taken back meanwhile: look again
+	}
+}
+
+// writeLatched writes pinned pg, whose io mutex the caller holds along with
+// what latchForWrite returned (f's latch, or the page hash latch when f is
+// nil), and releases them: the zip image on a compressed table (only the
+// compressed copy goes to disk), the frame otherwise. The bytes are copied
+// under the latch and the page is marked clean then; a write that fails
+// marks it dirty again. They are stamped (FIL trailer, checksum) in the
+// copy, as buf_flush_init_for_writing stamps the frame, so that readers
+// never see them change.
+func (in *instance) writeLatched(pg *Page, f *frame, st stripe.Stripe) error {
+	defer pg.io.Unlock()
 	bp := in.pool.writeBuf.Get().(*[]byte)
 	defer in.pool.writeBuf.Put(bp)
 	hp := in.part(pg.id)
-	hp.mu.RLock()
-	f := pg.frame
-	if f != nil {
-		hp.mu.RUnlock()
-		f.latch.RLock()
-	}
 	src := pg.zip
 	if src == nil {
 		src = f.buf
@@ -51,9 +81,10 @@ func (in *instance) writePage(pg *Page, st stripe.Stripe) error {
 	}
 	in.pool.stat.io()
 	st.Add(cWrites, 1)
-	if in.zipClean != nil && f == nil {
+	if in.zipClean != nil {
 		// A compressed-only page that became clean joins zip_clean
-		// [buf_flush_remove → buf_LRU_insert_zip_clean].
+		// [buf_flush_remove → buf_LRU_insert_zip_clean]. Its state is
+		// looked at again: a frame may have come or gone since the copy.
 		in.lruMu.Lock()
 		hp.mu.RLock()
 		if pg.state == stateZipOnly && !pg.dirty.Load() && !pg.cleanNode.InList() && pg.lruNode.InList() {
@@ -67,7 +98,8 @@ func (in *instance) writePage(pg *Page, st stripe.Stripe) error {
 }
 
 // Flush writes every dirty page [buf_flush_lists]. Pages changed during the
-// flush may stay dirty.
+// flush may stay dirty. It waits for each dirty page's latch, so the caller
+// must hold no guard on a dirty page (it would wait for itself).
 func (p *Pool) Flush() error {
 	var errs []error
 	for _, in := range p.inst {

@@ -85,3 +85,14 @@ func readStamp(t testing.TB, g *Guard) (PageID, uint64) {
 
 // benchThreads is the number of goroutines RunParallel uses.
 func benchThreads() int { return runtime.GOMAXPROCS(0) }
+
+// createStamped creates pages 1..n of space, each stamped with version 1.
+func createStamped(t testing.TB, p *Pool, space uint32, n int) {
+	t.Helper()
+	for i := 1; i <= n; i++ {
+		g, err := p.Create(ctx, PageID{space, uint32(i)})
+		require.NoError(t, err)
+		stamp(t, &g, 1)
+		g.Release()
+	}
+}

@@ -65,12 +65,13 @@ type instance struct {
 
 	// Scan state, guarded by lruMu: the visit functions (bound once, so a
 	// scan allocates nothing) report through these fields.
-	scanMax      int
-	scanFreed    bool
-	scanFlush    *Page
-	scanStripe   stripe.Stripe
-	visitUnzipFn func(*lruNode) bool
-	visitLRUFn   func(*lruNode) bool
+	scanMax        int
+	scanFreed      bool
+	scanFlush      *Page
+	scanFlushFrame *frame // scanFlush's frame, latched shared; nil if compressed-only
+	scanStripe     stripe.Stripe
+	visitUnzipFn   func(*lruNode) bool
+	visitLRUFn     func(*lruNode) bool
 
 	stats *stripe.Counters
 }

@@ -94,12 +94,7 @@ func TestHeapStaysNearPoolBytes(t *testing.T) {
 			p := newPool(t, Options{Bytes: bytes})
 			testSpace(t, p, 1, zs)
 			pages := bytes / 16384 * 3 // three times what the frames hold
-			for i := 1; i <= pages; i++ {
-				g, err := p.Create(ctx, PageID{1, uint32(i)})
-				require.NoError(t, err)
-				stamp(t, &g, 1)
-				g.Release()
-			}
+			createStamped(t, p, 1, pages)
 			require.NoError(t, p.Flush())
 			runtime.GC()
 			var m runtime.MemStats

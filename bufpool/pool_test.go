@@ -14,12 +14,7 @@ func TestCreateFixEvictReread(t *testing.T) {
 				p := newPool(t, Options{Bytes: 32 * 16384, Locking: lk})
 				testSpace(t, p, 1, zs)
 				const n = 200
-				for i := 1; i <= n; i++ {
-					g, err := p.Create(ctx, PageID{1, uint32(i)})
-					require.NoError(t, err)
-					stamp(t, &g, 1)
-					g.Release()
-				}
+				createStamped(t, p, 1, n)
 				require.Empty(t, p.Check())
 				for round := 0; round < 2; round++ {
 					for i := 1; i <= n; i++ {

@@ -13,12 +13,7 @@ func TestStatsSubAndTables(t *testing.T) {
 	p := newPool(t, Options{Bytes: 32 * 16384})
 	testSpace(t, p, 1, 8192)
 	const n = 100 // 100 8K blocks are 50 frames: more than the pool holds
-	for i := 1; i <= n; i++ {
-		g, err := p.Create(ctx, PageID{1, uint32(i)})
-		require.NoError(t, err)
-		stamp(t, &g, 1)
-		g.Release()
-	}
+	createStamped(t, p, 1, n)
 	before := p.Stats()
 	require.Equal(t, uint64(n), before.Creates)
 	for i := 1; i <= n; i++ {
