@@ -1,0 +1,315 @@
+package btree
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zipsim/zipsim/bufpool"
+	"github.com/zipsim/zipsim/internal/stripe"
+	"github.com/zipsim/zipsim/page"
+)
+
+// BulkLoad fills an empty index from next, which yields rows in strictly
+// ascending key order, building it bottom-up as MySQL 5.7's sorted index
+// build does [btr/btr0bulk.cc: BtrBulk::insert, PageBulk::isSpaceAvailable,
+// PageBulk::compress, BtrBulk::pageSplit, BtrBulk::finish]: each level
+// fills one page at a time; compressed pages are filled until their free
+// space falls below the adaptive pad (0 until padding has learned
+// something, so the first pages are filled to the brim), uncompressed ones
+// until the fill factor's reserve; a finished compressed page that does not
+// compress is split in half and both halves compressed, again and again.
+// The top page is finally copied into the root. The index lock is held
+// exclusively throughout.
+func (ix *Index) BulkLoad(ctx context.Context, next func() (key, value []byte, ok bool, err error)) error {
+	ix.lock.Lock()
+	defer ix.lock.Unlock()
+	rg, err := ix.fix(ctx, ix.root, bufpool.Shared)
+	if err != nil {
+		return err
+	}
+	empty := page.IndexPage(rg.Frame()).NRecs() == 0 && ix.height.Load() == 1
+	rg.Release()
+	if !empty {
+		return fmt.Errorf("%w: %q", ErrNotEmpty, ix.o.Name)
+	}
+	b := bulk{ix: ix, ctx: ctx, st: ix.ctr.Stripe()}
+	defer b.release()
+	var last []byte
+	rows := 0
+	for {
+		key, value, ok, err := next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if err := ix.checkSize(key, value); err != nil {
+			return err
+		}
+		if rows > 0 && bytes.Compare(key, last) <= 0 {
+			return fmt.Errorf("%w: %x after %x", ErrUnsorted, key, last)
+		}
+		last = append(last[:0], key...)
+		r := ix.leafRecord(key, value)
+		if err := b.add(0, r); err != nil {
+			return err
+		}
+		ix.countInsert(r, b.st)
+		rows++
+	}
+	if rows == 0 {
+		return nil
+	}
+	return b.finish()
+}
+
+// bulkLevel is one level's PageBulk: the page being filled and the last
+// page finished, which the next one links to.
+type bulkLevel struct {
+	g     bufpool.Guard
+	open  bool
+	tail  uint32 // last finished page, FilNull before the first
+	pages int    // finished pages
+	// The first finished page's node pointer waits until a second page
+	// shows that the level is not the top.
+	firstKey []byte
+	firstNo  uint32
+}
+
+// take hands the open page over to commit, which releases it.
+func (lv *bulkLevel) take() bufpool.Guard {
+	g := lv.g
+	lv.g, lv.open = bufpool.Guard{}, false
+	return g
+}
+
+type bulk struct {
+	ix     *Index
+	ctx    context.Context
+	st     stripe.Stripe
+	levels []*bulkLevel
+}
+
+func (b *bulk) level(l int) *bulkLevel {
+	for len(b.levels) <= l {
+		b.levels = append(b.levels, &bulkLevel{tail: page.FilNull})
+	}
+	return b.levels[l]
+}
+
+// release drops the open pages' latches after an error.
+func (b *bulk) release() {
+	for _, lv := range b.levels {
+		lv.g.Release()
+	}
+}
+
+// add appends r to the open page of level l, finishing it first when r
+// does not fit [BtrBulk::insert].
+func (b *bulk) add(l int, r page.Record) error {
+	lv := b.level(l)
+	kind := b.ix.kind
+	if l > 0 {
+		kind = page.NodePage
+	}
+	size := recSize(kind, &r)
+	if lv.open && !b.fits(page.IndexPage(lv.g.Frame()), size) {
+		if err := b.commit(l, lv.take()); err != nil {
+			return err
+		}
+	}
+	if !lv.open {
+		g, err := b.newPage(l)
+		if err != nil {
+			return err
+		}
+		lv.g, lv.open = g, true
+	}
+	p := page.IndexPage(lv.g.Frame())
+	if _, err := p.Insert(p.NRecs(), r); err != nil {
+		return fmt.Errorf("btree: bulk load into page %d: %w", p.PageNo(), err)
+	}
+	return nil
+}
+
+// fits is PageBulk::isSpaceAvailable. At least two records go on a page
+// whatever the reserve, so that the tree does not grow too tall.
+func (b *bulk) fits(p page.IndexPage, size int) bool {
+	free := p.MaxInsertSize()
+	if size > free {
+		return false
+	}
+	if p.NRecs() < 2 {
+		return true
+	}
+	ix := b.ix
+	reserve := ix.pageSize * (100 - ix.o.FillFactor) / 100
+	if ix.o.FillFactor == 100 && ix.o.Clustered {
+		reserve = ix.pageSize / 16 // dict_index_get_space_reserve, as 5.6
+	}
+	if ix.zip != 0 {
+		reserve = ix.pageSize - ix.pad.optimal()
+	}
+	return free-size >= reserve
+}
+
+func (b *bulk) newPage(l int) (bufpool.Guard, error) {
+	no, err := b.ix.o.Alloc.AllocPage()
+	if err != nil {
+		return bufpool.Guard{}, err
+	}
+	g, err := b.ix.newPage(b.ctx, no, l, page.FilNull, page.FilNull)
+	if err != nil {
+		b.ix.o.Alloc.FreePage(no)
+	}
+	return g, err
+}
+
+// commit finishes page g of level l [PageBulk::commit, PageBulk::compress,
+// BtrBulk::pageSplit]: link it after the level's last page, compress it
+// (splitting in half while that fails), release it and pass its node
+// pointer up.
+func (b *bulk) commit(l int, g bufpool.Guard) error {
+	ix := b.ix
+	lv := b.level(l)
+	p, z := page.IndexPage(g.Frame()), g.Zip()
+	pageNo := p.PageNo()
+	p.Fil().SetPrev(lv.tail)
+	if z != nil {
+		err := ix.compress(p, z)
+		if errors.Is(err, page.ErrDoesNotFit) && p.NRecs() >= 2 {
+			ng, err := b.splitHalf(l, p)
+			if err != nil {
+				g.Release()
+				return err
+			}
+			if err := b.commit(l, g); err != nil {
+				ng.Release()
+				return err
+			}
+			return b.commit(l, ng)
+		}
+		if err != nil {
+			g.Release()
+			return fmt.Errorf("btree: bulk load: compress page %d (%d records, %d bytes): %w", pageNo, p.NRecs(), p.DataSize(), err)
+		}
+	}
+	key := append([]byte(nil), p.Key(0)...)
+	err := g.MarkDirty()
+	g.Release()
+	if err != nil {
+		return err
+	}
+	if lv.tail != page.FilNull {
+		if err := ix.relink(b.ctx, lv.tail, func(f page.Fil) { f.SetNext(pageNo) }); err != nil {
+			return err
+		}
+	}
+	lv.tail = pageNo
+	lv.pages++
+	switch lv.pages {
+	case 1:
+		lv.firstKey, lv.firstNo = key, pageNo
+		return nil
+	case 2:
+		// The level's first page starts every level above: its key is
+		// the empty minus infinity.
+		if err := b.add(l+1, page.Record{Key: []byte{}, Child: lv.firstNo}); err != nil {
+			return err
+		}
+	}
+	return b.add(l+1, page.Record{Key: key, Child: pageNo})
+}
+
+// splitHalf moves the upper half of p's data to a new page
+// [PageBulk::getSplitRec, copyIn, copyOut]. Bulk pages are compressed only
+// when finished, so the moves touch the frames alone.
+func (b *bulk) splitHalf(l int, p page.IndexPage) (bufpool.Guard, error) {
+	n := p.NRecs()
+	half, acc, cut := p.DataSize()/2, 0, 0
+	for cut < n-1 {
+		acc += p.RecSize(cut)
+		cut++
+		if acc >= half {
+			break
+		}
+	}
+	ng, err := b.newPage(l)
+	if err != nil {
+		return ng, err
+	}
+	np := page.IndexPage(ng.Frame())
+	for i := cut; i < n; i++ {
+		if _, err := np.Insert(i-cut, p.Record(i)); err != nil {
+			ng.Release()
+			return ng, err
+		}
+	}
+	for i := n - 1; i >= cut; i-- {
+		if _, err := p.Delete(i); err != nil {
+			ng.Release()
+			return ng, err
+		}
+	}
+	// copyOut moves the heap top back; a repack leaves the same page.
+	buf := b.ix.scratch.Get().(*[]byte)
+	err = p.Reorganize(*buf)
+	b.ix.scratch.Put(buf)
+	if err != nil {
+		ng.Release()
+	}
+	return ng, err
+}
+
+// finish commits the open pages bottom-up and copies the single page of
+// the top level into the root [BtrBulk::finish].
+func (b *bulk) finish() error {
+	ix := b.ix
+	top := 0
+	for l := 0; l < len(b.levels); l++ {
+		lv := b.levels[l]
+		if lv.open {
+			if err := b.commit(l, lv.take()); err != nil {
+				return err
+			}
+		}
+		if lv.pages == 1 {
+			top = l
+			break
+		}
+	}
+	topNo := b.levels[top].firstNo
+	rg, err := ix.fix(b.ctx, ix.root, bufpool.Exclusive)
+	if err != nil {
+		return err
+	}
+	defer rg.Release()
+	tg, err := ix.fix(b.ctx, topNo, bufpool.Exclusive)
+	if err != nil {
+		return err
+	}
+	defer tg.Release()
+	rp, rz := page.IndexPage(rg.Frame()), rg.Zip()
+	tp, tz := page.IndexPage(tg.Frame()), tg.Zip()
+	if err := ix.resetRoot(rp, rz, top); err != nil {
+		return err
+	}
+	if err := ix.moveRecords(tp, tz, rp, rz, 0, tp.NRecs(), b.st); err != nil {
+		return err
+	}
+	if err := rg.MarkDirty(); err != nil {
+		return err
+	}
+	tg.Release()
+	ix.o.Alloc.FreePage(topNo)
+	ix.perLevel = make([]int, top+1)
+	for l := range top {
+		ix.perLevel[l] = b.levels[l].pages
+	}
+	ix.perLevel[top] = 1
+	ix.height.Store(int32(top + 1))
+	return nil
+}

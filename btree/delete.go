@@ -1,0 +1,82 @@
+package btree
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/zipsim/zipsim/bufpool"
+	"github.com/zipsim/zipsim/internal/stripe"
+	"github.com/zipsim/zipsim/page"
+)
+
+// Delete removes key; ErrNotFound if it is not there. zipsim has no MVCC,
+// so this is the purge of a delete-marked record [btr_cur_optimistic_delete,
+// then btr_cur_pessimistic_delete]: on a compressed page it clears the
+// record through the dense directory and never recompresses.
+func (ix *Index) Delete(ctx context.Context, key []byte) error {
+	st := ix.ctr.Stripe()
+	done, err := ix.deleteOptimistic(ctx, key, st)
+	if err != nil || done {
+		return err
+	}
+	ix.lock.Lock()
+	defer ix.lock.Unlock()
+	lp, err := ix.seekLeafX(ctx, key)
+	if err != nil {
+		return err
+	}
+	if !lp.found {
+		lp.g.Release()
+		return ix.errNotFound(key)
+	}
+	size := lp.p.RecSize(lp.slot)
+	err = pageDelete(lp.p, lp.z, lp.slot)
+	if err == nil {
+		err = lp.g.MarkDirty()
+	}
+	lp.g.Release()
+	if err != nil {
+		return err
+	}
+	ix.countDelete(size, st)
+	return ix.compressIfUseful(ctx, lp.path, 0, st)
+}
+
+func (ix *Index) countDelete(size int, st stripe.Stripe) {
+	st.Add(cDeletes, 1)
+	st.Add(cRows, ^uint64(0))
+	st.Add(cLeafData, uint64(-size))
+}
+
+// deleteOptimistic deletes under the shared index lock when the leaf
+// stays full enough [btr_cur_can_delete_without_compress]: a non-root
+// page that would fall below the merge limit, become empty, or that is
+// alone on its level goes pessimistic so that it can be merged.
+func (ix *Index) deleteOptimistic(ctx context.Context, key []byte, st stripe.Stripe) (bool, error) {
+	ix.lock.RLock()
+	defer ix.lock.RUnlock()
+	g, err := ix.descend(ctx, key, bufpool.Exclusive)
+	if err != nil {
+		return false, err
+	}
+	defer g.Release()
+	p, z := page.IndexPage(g.Frame()), g.Zip()
+	slot, found := p.Search(key, bytes.Compare)
+	if !found {
+		return false, ix.errNotFound(key)
+	}
+	size := p.RecSize(slot)
+	if p.PageNo() != ix.root && (p.DataSize()-size < ix.mergeLimit() || p.NRecs() < 2 ||
+		(p.Fil().Prev() == page.FilNull && p.Fil().Next() == page.FilNull)) {
+		return false, nil
+	}
+	if err := pageDelete(p, z, slot); err != nil {
+		return false, err
+	}
+	ix.countDelete(size, st)
+	return true, g.MarkDirty()
+}
+
+// mergeLimit is BTR_CUR_PAGE_COMPRESS_LIMIT: the data size under which a
+// page is merged with a sibling.
+func (ix *Index) mergeLimit() int { return ix.pageSize * ix.o.MergeThresholdPct / 100 }

@@ -1,0 +1,88 @@
+// Package btree holds zipsim's B+tree indexes on buffer pool pages, with
+// InnoDB's write path for compressed pages: the modification log,
+// reorganization and recompression, compression-failure splits and adaptive
+// padding. Its code paths are the ones that make compressed tables slow to
+// load and slow right after a load (research targets T2, T6, T7), so they
+// follow InnoDB's counter for counter.
+//
+// # Mechanism
+//
+// An Index is a tree of page.IndexPage frames fixed through bufpool guards.
+// Leaves hold the rows (key, value; clustered leaves also DB_TRX_ID and
+// DB_ROLL_PTR), node pages hold (key, child page number); slot 0 of every
+// node page stands for minus infinity. Pages of a level are linked both
+// ways. The root page never moves: the tree grows by moving the root's
+// records down (raiseRoot) and shrinks by lifting the root's only child
+// back (liftRoot).
+//
+// A write first tries the optimistic path: the index lock shared, one leaf
+// latched exclusively. On a compressed leaf the change goes to the frame
+// and, when page.Zip.Available says the modification log has room, to the
+// log; otherwise the page is reorganized (one compression) when that can
+// help, the record goes into the frame alone and the page is recompressed
+// (one compression), and when that fails the frame is restored from the
+// image (one decompression) and the write turns pessimistic: the index
+// lock exclusive, the leaf split. Every compression is counted in
+// INNODB_CMP and INNODB_CMP_PER_INDEX by the page package, and every leaf
+// compression feeds the index's adaptive padding.
+//
+// # InnoDB counterparts
+//
+//   - btr/btr0cur.cc: btr_cur_search_to_nth_level (descend),
+//     btr_cur_optimistic_insert and btr_cur_pessimistic_insert (Insert),
+//     btr_cur_update_in_place, btr_cur_optimistic_update,
+//     btr_cur_update_alloc_zip and btr_cur_pessimistic_update (Update),
+//     btr_cur_optimistic_delete, btr_cur_pessimistic_delete and
+//     btr_cur_compress_if_useful (Delete).
+//   - page/page0cur.cc: page_cur_insert_rec_zip (pageInsert);
+//     page/page0page.cc: page_move_rec_list_end/start, page_copy_rec_list_*
+//     and page_zip_copy_recs (moveRecords, copyTrim).
+//   - btr/btr0btr.cc: btr_page_split_and_insert with
+//     btr_page_get_split_rec_to_right/left, page_get_middle_rec and
+//     btr_page_get_split_rec (split.go), btr_root_raise_and_insert,
+//     btr_attach_half_pages, btr_compress, btr_discard_page,
+//     btr_lift_page_up, btr_validate_index (Check).
+//   - dict/dict0dict.cc: dict_index_zip_success/failure,
+//     dict_index_zip_pad_update, dict_index_zip_pad_optimal_page_size
+//     (padding.go).
+//   - btr/btr0bulk.cc: BtrBulk and PageBulk (BulkLoad).
+//   - btr/btr0pcur.cc: the persistent cursor (Cursor, Scan).
+//
+// # Concurrency
+//
+// Get, Scan, cursors and optimistic writes hold the index lock
+// (index_lock#name, an internal/latch RWMutex) shared and latch pages
+// top-down, each child before its parent is released; only the leaf is
+// latched exclusively, so they never deadlock. A structure change (split,
+// merge, root raise or lift) takes the lock exclusively, which keeps every
+// other thread out of the tree, so it may fix pages in any order. On an
+// uncompressed index the lock is released as soon as the tree is changed
+// and the record is sure to fit its half, as InnoDB does; on a compressed
+// one it is held to the end of the split, which serializes the index for
+// longer. Cursors copy a leaf's rows, release everything, and find their
+// place again by key, so a callback may use the index. Adaptive padding has
+// its own mutex (zip_pad_mutex#name), taken on every leaf compression.
+//
+// # Where zipsim differs, and why
+//
+//   - Keys are byte strings ordered by bytes.Compare; the root package
+//     encodes typed columns so that byte order is column order. The empty
+//     key is reserved for minus infinity on node pages.
+//   - Delete removes the record at once (InnoDB's purge of a delete-marked
+//     record): there is no MVCC.
+//   - Pages merge only with siblings under the same parent; InnoDB also
+//     merges across parents, rewriting the grandparent's node pointer. An
+//     empty page that cannot merge is discarded.
+//   - innodb_log_compressed_pages is ON: recompressions after a full log
+//     use page_zip_reorganize, as MySQL's default does.
+//   - A record that cannot fit an empty page gets ErrTooBig; off-page
+//     columns are a later layer.
+//   - Sequential-insert detection uses PAGE_LAST_INSERT as InnoDB does;
+//     the uncompressed clustered-leaf reserve of 1/16 page for updates
+//     applies only to uncompressed pages (MySQL Bug #69140).
+//
+// # Caveats
+//
+// A failed write (an I/O error from the pool) may leave a split half done;
+// there is no undo. Check is exact only while no write runs.
+package btree

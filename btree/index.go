@@ -1,0 +1,293 @@
+package btree
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/zipsim/zipsim/bufpool"
+	"github.com/zipsim/zipsim/internal/latch"
+	"github.com/zipsim/zipsim/internal/stripe"
+	"github.com/zipsim/zipsim/page"
+)
+
+// Index is a B+tree on buffer pool pages [dict_index_t with its tree,
+// btr/btr0btr.cc]. Leaves hold the rows, node pages hold (key, child page)
+// pairs; slot 0 of every node page stands for minus infinity, so a node
+// pointer's key is a lower bound of its child only from slot 1 on. The
+// root page never moves. Pages of a level are linked both ways.
+//
+// Reads and optimistic writes hold the index lock shared and latch pages
+// top-down, each child before its parent is released; a write that must
+// change the tree's structure starts again with the lock exclusive
+// (BTR_MODIFY_TREE), which keeps every other thread out of the tree.
+type Index struct {
+	o        Options
+	pool     *bufpool.Pool
+	env      page.Env
+	pageSize int
+	zip      int
+	kind     page.Kind // leaf kind
+	root     uint32
+	// lock is dict_index_t::lock, the index tree latch.
+	lock latch.RWMutex
+	// height changes only under lock held exclusively.
+	height atomic.Int32
+	// perLevel counts pages per level; written under lock exclusive.
+	perLevel []int
+	pad      padding
+	ctr      *stripe.Counters
+	scratch  sync.Pool // page-size buffers for reorganizations
+}
+
+// Create allocates the root page of a new, empty index and returns it
+// [btr_create].
+func Create(ctx context.Context, o Options) (*Index, error) {
+	ix, err := newIndex(o)
+	if err != nil {
+		return nil, err
+	}
+	if ix.zip != 0 && ix.o.MaxKeyLen > 0 && ix.nodePtrTooBig(ix.o.MaxKeyLen) {
+		return nil, fmt.Errorf("%w: keys of %d bytes cannot give two node pointers on an empty %d-byte compressed page; KEY_BLOCK_SIZE is too small",
+			ErrTooBig, ix.o.MaxKeyLen, ix.zip)
+	}
+	root, err := ix.o.Alloc.AllocPage()
+	if err != nil {
+		return nil, err
+	}
+	g, err := ix.newPage(ctx, root, 0, page.FilNull, page.FilNull)
+	if err != nil {
+		ix.o.Alloc.FreePage(root)
+		return nil, err
+	}
+	g.Release()
+	ix.root = root
+	ix.height.Store(1)
+	ix.perLevel = []int{1}
+	return ix, nil
+}
+
+// Open returns the index whose root is page root. It walks the tree once
+// to count its pages, rows and leaf bytes.
+func Open(ctx context.Context, o Options, root uint32) (*Index, error) {
+	ix, err := newIndex(o)
+	if err != nil {
+		return nil, err
+	}
+	ix.root = root
+	g, err := ix.fix(ctx, root, bufpool.Shared)
+	if err != nil {
+		return nil, err
+	}
+	p := page.IndexPage(g.Frame())
+	if errs := p.Check(nil); len(errs) > 0 {
+		g.Release()
+		return nil, fmt.Errorf("btree: root page %d of index %q: %w", root, o.Name, errs[0])
+	}
+	if p.IndexID() != o.ID {
+		g.Release()
+		return nil, fmt.Errorf("btree: root page %d belongs to index %d, not %d", root, p.IndexID(), o.ID)
+	}
+	ix.height.Store(int32(p.Level() + 1))
+	g.Release()
+	ix.perLevel = make([]int, ix.height.Load())
+	var rows, data int64
+	err = ix.walk(ctx, func(level int, p page.IndexPage) error {
+		ix.perLevel[level]++
+		if level == 0 {
+			rows += int64(p.NRecs())
+			data += int64(p.DataSize())
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ix.ctr.Add(cRows, uint64(rows))
+	ix.ctr.Add(cLeafData, uint64(data))
+	return ix, nil
+}
+
+func newIndex(o Options) (*Index, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	ix := &Index{o: o, pool: o.Pool, zip: o.ZipSize, ctr: stripe.New(nCounters)}
+	ix.pageSize = o.Pool.Options().PageSize
+	ix.env = page.Env{Codec: o.Codec, Stats: o.Pool.CMP()}
+	ix.kind = page.SecondaryLeaf
+	if o.Clustered {
+		ix.kind = page.ClusteredLeaf
+	}
+	ix.lock.Init(o.Pool.Latches(), "index_lock#"+o.Name)
+	ix.pad.init(o.Pool.Latches(), o.Name, o.Padding, ix.pageSize)
+	ps := ix.pageSize
+	ix.scratch.New = func() any { b := make([]byte, ps); return &b }
+	return ix, nil
+}
+
+// Root returns the root page number, which never changes.
+func (ix *Index) Root() uint32 { return ix.root }
+
+// Options returns the index's options with defaults filled in.
+func (ix *Index) Options() Options { return ix.o }
+
+func (ix *Index) id(pageNo uint32) bufpool.PageID {
+	return bufpool.PageID{Space: ix.o.Space, PageNo: pageNo}
+}
+
+func (ix *Index) fix(ctx context.Context, pageNo uint32, mode bufpool.Mode) (bufpool.Guard, error) {
+	return ix.pool.Fix(ctx, ix.id(pageNo), mode)
+}
+
+// newPage formats page pageNo as an empty page of the index at level,
+// compressed on a compressed index [btr_page_create; page_create_zip is
+// one compression]. A page number given back by a merge may still be in
+// the pool, so it is fixed instead of created.
+func (ix *Index) newPage(ctx context.Context, pageNo uint32, level int, prev, next uint32) (bufpool.Guard, error) {
+	g, err := ix.pool.Create(ctx, ix.id(pageNo))
+	if err != nil {
+		if g, err = ix.fix(ctx, pageNo, bufpool.Exclusive); err != nil {
+			return bufpool.Guard{}, err
+		}
+	}
+	p, err := page.CreateIndex(g.Frame(), page.IndexOptions{
+		PageNo: pageNo, SpaceID: ix.o.Space, IndexID: ix.o.ID, Level: level,
+		Clustered: ix.o.Clustered, Prev: nonNull(prev), Next: nonNull(next),
+	})
+	if err == nil && ix.zip != 0 {
+		err = ix.compress(p, g.Zip())
+	}
+	if err == nil {
+		err = g.MarkDirty()
+	}
+	if err != nil {
+		g.Release()
+		return bufpool.Guard{}, fmt.Errorf("btree: format page %d: %w", pageNo, err)
+	}
+	return g, nil
+}
+
+// nonNull maps FilNull to the 0 that IndexOptions takes for "none".
+func nonNull(n uint32) uint32 {
+	if n == page.FilNull {
+		return 0
+	}
+	return n
+}
+
+// nodeSlot returns the slot of the child to descend into for key.
+func nodeSlot(p page.IndexPage, key []byte) int {
+	s, found := p.Search(key, bytes.Compare)
+	if !found && s > 0 {
+		s--
+	}
+	return s
+}
+
+// descend latches the leaf whose key range holds key, in mode, coupling
+// shared latches on node pages top-down [btr_cur_search_to_nth_level].
+// The caller holds the index lock.
+func (ix *Index) descend(ctx context.Context, key []byte, mode bufpool.Mode) (bufpool.Guard, error) {
+	pageNo := ix.root
+	level := int(ix.height.Load()) - 1
+	m := bufpool.Shared
+	if level == 0 {
+		m = mode
+	}
+	g, err := ix.fix(ctx, pageNo, m)
+	if err != nil {
+		return g, err
+	}
+	for level > 0 {
+		p := page.IndexPage(g.Frame())
+		child := p.Child(nodeSlot(p, key))
+		level--
+		if level == 0 {
+			m = mode
+		}
+		cg, err := ix.fix(ctx, child, m)
+		g.Release()
+		if err != nil {
+			return cg, err
+		}
+		g = cg
+	}
+	return g, nil
+}
+
+// Get appends the value stored under key to dst [row_search_mvcc on the
+// clustered index, without versions].
+func (ix *Index) Get(ctx context.Context, key, dst []byte) ([]byte, bool, error) {
+	ix.lock.RLock()
+	defer ix.lock.RUnlock()
+	g, err := ix.descend(ctx, key, bufpool.Shared)
+	if err != nil {
+		return dst, false, err
+	}
+	defer g.Release()
+	p := page.IndexPage(g.Frame())
+	s, found := p.Search(key, bytes.Compare)
+	if !found {
+		return dst, false, nil
+	}
+	return append(dst, p.Value(s)...), true, nil
+}
+
+// walk calls fn on every page, level by level from the root down, each
+// level left to right, with the index lock shared.
+func (ix *Index) walk(ctx context.Context, fn func(level int, p page.IndexPage) error) error {
+	ix.lock.RLock()
+	defer ix.lock.RUnlock()
+	first := ix.root
+	for level := int(ix.height.Load()) - 1; level >= 0; level-- {
+		next := first
+		first = page.FilNull
+		for next != page.FilNull {
+			g, err := ix.fix(ctx, next, bufpool.Shared)
+			if err != nil {
+				return err
+			}
+			p := page.IndexPage(g.Frame())
+			if first == page.FilNull && level > 0 && p.NRecs() > 0 {
+				first = p.Child(0)
+			}
+			err = fn(level, p)
+			next = p.Fil().Next()
+			g.Release()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Stats returns a snapshot of the index's counters and shape.
+func (ix *Index) Stats() Stats {
+	var c [nCounters]uint64
+	ix.ctr.SumAll(c[:])
+	ix.lock.RLock()
+	s := Stats{
+		Name: ix.o.Name, ID: ix.o.ID,
+		Height:        int(ix.height.Load()),
+		PagesPerLevel: append([]int(nil), ix.perLevel...),
+	}
+	ix.lock.RUnlock()
+	s.Inserts, s.InsertsOptimistic, s.InsertsPessimistic = c[cInserts], c[cInsertsOptimistic], c[cInsertsPessimistic]
+	s.Updates, s.UpdatesInPlace, s.UpdatesPessimistic = c[cUpdates], c[cUpdatesInPlace], c[cUpdatesPessimistic]
+	s.Deletes = c[cDeletes]
+	s.LeafSplitsSpace, s.LeafSplitsZip = c[cLeafSplitsSpace], c[cLeafSplitsZip]
+	s.NodeSplitsSpace, s.NodeSplitsZip = c[cNodeSplitsSpace], c[cNodeSplitsZip]
+	s.SplitIterations, s.SplitCopies, s.RootRaises = c[cSplitIterations], c[cSplitCopies], c[cRootRaises]
+	s.Reorganizations, s.Recompressions, s.Restores = c[cReorganizations], c[cRecompressions], c[cRestores]
+	s.PadRefusals = c[cPadRefusals]
+	s.Merges, s.MergeFailures, s.Discards, s.Lifts = c[cMerges], c[cMergeFailures], c[cDiscards], c[cLifts]
+	s.Rows, s.LeafDataBytes = int64(c[cRows]), int64(c[cLeafData])
+	s.PageSize = ix.pageSize
+	s.Pad = ix.pad.current()
+	return s
+}

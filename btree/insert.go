@@ -1,0 +1,234 @@
+package btree
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zipsim/zipsim/bufpool"
+	"github.com/zipsim/zipsim/internal/stripe"
+	"github.com/zipsim/zipsim/page"
+)
+
+// leafRecord builds the leaf record for key and value.
+func (ix *Index) leafRecord(key, value []byte) page.Record {
+	return page.Record{Key: key, Value: value}
+}
+
+var errEmptyKey = errors.New("btree: empty key (node pages keep the empty key for minus infinity)")
+
+// checkSize returns ErrTooBig for a record that no page of the index can
+// take [page_zip_rec_needs_ext, page_zip_is_too_big]: without off-page
+// columns such a row cannot be stored, and letting it in would split
+// forever.
+func (ix *Index) checkSize(key, value []byte) error {
+	if len(key) == 0 {
+		return errEmptyKey
+	}
+	size := page.RecordSize(ix.kind, len(key), len(value))
+	if len(key)+len(value)+page.TrxRollLen > page.MaxRecDataLen ||
+		page.RecNeedsExt(size, ix.o.Fields, ix.pageSize, ix.zip) {
+		return fmt.Errorf("%w: a %d-byte record does not fit an empty page of index %q (page %d, zip %d); it would need off-page columns",
+			ErrTooBig, size, ix.o.Name, ix.pageSize, ix.zip)
+	}
+	if ix.nodePtrTooBig(len(key)) {
+		return fmt.Errorf("%w: a %d-byte key cannot give two node pointers on an empty %d-byte page of index %q",
+			ErrTooBig, len(key), max(ix.zip, ix.pageSize), ix.o.Name)
+	}
+	return nil
+}
+
+// nodePtrTooBig is page_zip_is_too_big's node pointer rule (and
+// dict_index_too_big_for_tree's for uncompressed pages): two node pointers
+// must fit half of an empty page, or splits never end.
+func (ix *Index) nodePtrTooBig(keyLen int) bool {
+	size := page.RecordSize(page.NodePage, keyLen, 0)
+	if ix.zip == 0 {
+		return 2*size > page.FreeSpaceOfEmpty(ix.pageSize)
+	}
+	free := page.EmptySize(ix.o.Fields, ix.zip)
+	if free == 0 {
+		return true
+	}
+	// A zip record has no 5-byte header but a 2-byte directory slot.
+	return size-(page.RecHeaderSize-2) > (free-1)/2
+}
+
+// Insert adds key with value; ErrDuplicate if key is there
+// [btr_cur_optimistic_insert, then btr_cur_pessimistic_insert].
+func (ix *Index) Insert(ctx context.Context, key, value []byte) error {
+	if err := ix.checkSize(key, value); err != nil {
+		return err
+	}
+	st := ix.ctr.Stripe()
+	r := ix.leafRecord(key, value)
+	done, err := ix.insertOptimistic(ctx, r, st)
+	if err != nil || done {
+		return err
+	}
+	ix.lock.Lock()
+	unlocked := false
+	st.Add(cInsertsPessimistic, 1)
+	err = ix.insertPessimistic(ctx, r, st, &unlocked)
+	if !unlocked {
+		ix.lock.Unlock()
+	}
+	if err != nil {
+		return err
+	}
+	ix.countInsert(r, st)
+	return nil
+}
+
+func (ix *Index) countInsert(r page.Record, st stripe.Stripe) {
+	st.Add(cInserts, 1)
+	st.Add(cRows, 1)
+	st.Add(cLeafData, uint64(recSize(ix.kind, &r)))
+}
+
+// insertOptimistic tries the insert under the shared index lock, changing
+// one leaf only. done is false when the tree must change.
+func (ix *Index) insertOptimistic(ctx context.Context, r page.Record, st stripe.Stripe) (done bool, err error) {
+	ix.lock.RLock()
+	defer ix.lock.RUnlock()
+	g, err := ix.descend(ctx, r.Key, bufpool.Exclusive)
+	if err != nil {
+		return false, err
+	}
+	defer g.Release()
+	p := page.IndexPage(g.Frame())
+	slot, found := p.Search(r.Key, bytes.Compare)
+	if found {
+		return false, ix.errDuplicate(r.Key)
+	}
+	ok, err := ix.leafInsert(p, g.Zip(), slot, r, st)
+	if err != nil || !ok {
+		return false, err
+	}
+	if err := g.MarkDirty(); err != nil {
+		return false, err
+	}
+	st.Add(cInsertsOptimistic, 1)
+	ix.countInsert(r, st)
+	return true, nil
+}
+
+// leafInsert applies btr_cur_optimistic_insert's rules before inserting:
+// a compressed leaf refuses a record that would bring its data to the
+// padded optimal size; any page refuses when even a reorganization would
+// not make room, or (uncompressed clustered leaves in a sequential run)
+// when less than 1/16 of the page would stay free for updates. An
+// uncompressed page is reorganized once when its garbage holds the room.
+func (ix *Index) leafInsert(p page.IndexPage, z *page.Zip, slot int, r page.Record, st stripe.Stripe) (bool, error) {
+	size := recSize(ix.kind, &r)
+	if z != nil && p.DataSize()+size >= ix.pad.optimal() {
+		st.Add(cPadRefusals, 1)
+		return false, nil
+	}
+	if !ix.hasRoom(p, size) {
+		return false, nil
+	}
+	maxSize := p.MaxInsertSizeAfterReorganize()
+	if z == nil && ix.o.Clustered && p.NRecs() >= 2 && ix.pageSize/16+size > maxSize {
+		if _, ok := splitToRight(p, slot); ok {
+			return false, nil
+		}
+		if _, ok := splitToLeft(p, slot); ok {
+			return false, nil
+		}
+	}
+	return ix.insertOrReorganize(p, z, slot, r, st)
+}
+
+// hasRoom is btr_cur_optimistic_insert's space rule: the record must fit
+// after a reorganization, and a page with garbage is reorganized only when
+// that frees a useful amount (BTR_CUR_PAGE_REORGANIZE_LIMIT, 1/32 page).
+func (ix *Index) hasRoom(p page.IndexPage, size int) bool {
+	maxSize := p.MaxInsertSizeAfterReorganize()
+	if p.Garbage() > 0 {
+		return !((maxSize < size || maxSize < ix.pageSize/32) && p.NRecs() > 1 && p.MaxInsertSize() < size)
+	}
+	return maxSize >= size
+}
+
+// insertPessimistic inserts r with the index lock held exclusively,
+// splitting the leaf (and its ancestors) as needed; see splitAndInsert for
+// unlocked.
+func (ix *Index) insertPessimistic(ctx context.Context, r page.Record, st stripe.Stripe, unlocked *bool) error {
+	lp, err := ix.seekLeafX(ctx, r.Key)
+	if err != nil {
+		return err
+	}
+	if lp.found {
+		lp.g.Release()
+		return ix.errDuplicate(r.Key)
+	}
+	// Another thread may have made room since the optimistic try.
+	ok, err := ix.leafInsert(lp.p, lp.z, lp.slot, r, st)
+	if err == nil && ok {
+		err = lp.g.MarkDirty()
+	}
+	lp.g.Release()
+	if err != nil || ok {
+		return err
+	}
+	return ix.splitAndInsert(ctx, lp.path, 0, r, st, unlocked)
+}
+
+// leafPos is a leaf latched exclusively for a pessimistic operation: the
+// path to it from the root, and where the key is or would be.
+type leafPos struct {
+	path  []uint32
+	g     bufpool.Guard
+	p     page.IndexPage
+	z     *page.Zip
+	slot  int
+	found bool
+}
+
+// seekLeafX latches key's leaf exclusively with the index lock held
+// exclusively [btr_cur_search_to_nth_level, BTR_MODIFY_TREE].
+func (ix *Index) seekLeafX(ctx context.Context, key []byte) (leafPos, error) {
+	path, err := ix.path(ctx, key, 0)
+	if err != nil {
+		return leafPos{}, err
+	}
+	g, err := ix.fix(ctx, path[len(path)-1], bufpool.Exclusive)
+	if err != nil {
+		return leafPos{}, err
+	}
+	lp := leafPos{path: path, g: g, p: page.IndexPage(g.Frame()), z: g.Zip()}
+	lp.slot, lp.found = lp.p.Search(key, bytes.Compare)
+	return lp, nil
+}
+
+func (ix *Index) errDuplicate(key []byte) error {
+	return fmt.Errorf("%w: %x in index %q", ErrDuplicate, key, ix.o.Name)
+}
+
+func (ix *Index) errNotFound(key []byte) error {
+	return fmt.Errorf("%w: %x in index %q", ErrNotFound, key, ix.o.Name)
+}
+
+// path returns the page numbers from the root down to the page at level
+// whose range holds key. The caller holds the index lock exclusively, so
+// the pages are not latched across levels.
+func (ix *Index) path(ctx context.Context, key []byte, level int) ([]uint32, error) {
+	h := int(ix.height.Load())
+	path := make([]uint32, 0, h)
+	pageNo := ix.root
+	for l := h - 1; ; l-- {
+		path = append(path, pageNo)
+		if l == level {
+			return path, nil
+		}
+		g, err := ix.fix(ctx, pageNo, bufpool.Shared)
+		if err != nil {
+			return nil, err
+		}
+		p := page.IndexPage(g.Frame())
+		pageNo = p.Child(nodeSlot(p, key))
+		g.Release()
+	}
+}

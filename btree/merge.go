@@ -1,0 +1,289 @@
+package btree
+
+import (
+	"context"
+	"errors"
+
+	"github.com/zipsim/zipsim/bufpool"
+	"github.com/zipsim/zipsim/internal/stripe"
+	"github.com/zipsim/zipsim/page"
+)
+
+// compressIfUseful merges the page at the end of path (at level) into a
+// sibling when its data fell below the merge limit
+// [btr_cur_compress_if_useful, btr_compress], discards it when it is empty
+// and cannot merge [btr_discard_page], and lifts the root's only child
+// into the root [btr_lift_page_up]. The index lock is held exclusively.
+//
+// zipsim merges only siblings under the same parent. InnoDB also merges
+// across parents, rewriting the grandparent's node pointer; here a page
+// that is its parent's only child waits until the parent itself merges.
+func (ix *Index) compressIfUseful(ctx context.Context, path []uint32, level int, st stripe.Stripe) error {
+	pageNo := path[len(path)-1]
+	if pageNo == ix.root {
+		return ix.liftRoot(ctx, st)
+	}
+	g, err := ix.fix(ctx, pageNo, bufpool.Exclusive)
+	if err != nil {
+		return err
+	}
+	p := page.IndexPage(g.Frame())
+	data, n := p.DataSize(), p.NRecs()
+	g.Release()
+	if data >= ix.mergeLimit() && n > 0 {
+		return nil
+	}
+	parentNo := path[len(path)-2]
+	pg, err := ix.fix(ctx, parentNo, bufpool.Exclusive)
+	if err != nil {
+		return err
+	}
+	pp := page.IndexPage(pg.Frame())
+	i := childSlot(pp, pageNo)
+	var left, right uint32 = page.FilNull, page.FilNull
+	if i > 0 {
+		left = pp.Child(i - 1)
+	}
+	if i >= 0 && i+1 < pp.NRecs() {
+		right = pp.Child(i + 1)
+	}
+	pg.Release()
+	if i < 0 {
+		return errors.New("btree: merge: page not found in its parent")
+	}
+	merged := false
+	if left != page.FilNull {
+		if merged, err = ix.mergeInto(ctx, pageNo, left, parentNo, i, true, st); err != nil {
+			return err
+		}
+	}
+	if !merged && right != page.FilNull {
+		if merged, err = ix.mergeInto(ctx, pageNo, right, parentNo, i, false, st); err != nil {
+			return err
+		}
+	}
+	if !merged && n == 0 {
+		if err := ix.discard(ctx, pageNo, parentNo, i, st); err != nil {
+			return err
+		}
+		merged = true
+	}
+	if !merged {
+		return nil
+	}
+	return ix.compressIfUseful(ctx, path[:len(path)-1], level+1, st)
+}
+
+// mergeInto moves every record of page into its sibling sib (the left one
+// when toLeft) and removes page from its level and its parent, or reports
+// false when the records do not fit sib or do not compress there
+// [btr_can_merge_with_page, btr_compress].
+func (ix *Index) mergeInto(ctx context.Context, pageNo, sib, parentNo uint32, slot int, toLeft bool, st stripe.Stripe) (bool, error) {
+	g, err := ix.fix(ctx, pageNo, bufpool.Exclusive)
+	if err != nil {
+		return false, err
+	}
+	defer g.Release()
+	sg, err := ix.fix(ctx, sib, bufpool.Exclusive)
+	if err != nil {
+		return false, err
+	}
+	defer sg.Release()
+	p := page.IndexPage(g.Frame())
+	sp, sz := page.IndexPage(sg.Frame()), sg.Zip()
+	n := p.NRecs()
+	need := p.DataSize() + 2*n
+	if need > sp.MaxInsertSizeAfterReorganize()+2 {
+		st.Add(cMergeFailures, 1)
+		return false, nil
+	}
+	if sz != nil && sp.IsLeaf() && sp.DataSize()+p.DataSize() >= ix.pad.optimal() {
+		st.Add(cPadRefusals, 1)
+		st.Add(cMergeFailures, 1)
+		return false, nil
+	}
+	if need > sp.MaxInsertSize()+2 {
+		if err := ix.reorganize(sp, sz, st); err != nil {
+			if errors.Is(err, page.ErrDoesNotFit) {
+				st.Add(cMergeFailures, 1)
+				return false, nil
+			}
+			return false, err
+		}
+	}
+	at := 0
+	if toLeft {
+		at = sp.NRecs()
+	}
+	for j := range n {
+		if _, err := sp.Insert(at+j, p.Record(j)); err != nil {
+			return false, err
+		}
+	}
+	if sz != nil {
+		err := ix.compress(sp, sz)
+		if errors.Is(err, page.ErrDoesNotFit) {
+			err = ix.zipReorganize(sp, sz)
+		}
+		if errors.Is(err, page.ErrDoesNotFit) {
+			st.Add(cMergeFailures, 1)
+			return false, ix.restore(sp, sz, st)
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	if err := sg.MarkDirty(); err != nil {
+		return false, err
+	}
+	prev, next, level := p.Fil().Prev(), p.Fil().Next(), p.Level()
+	g.Release()
+	sg.Release()
+	if err := ix.unlink(ctx, prev, next, pageNo); err != nil {
+		return false, err
+	}
+	// The left entry keeps the lower bound: a merge to the right points
+	// page's entry at sib and drops sib's own.
+	pg, err := ix.fix(ctx, parentNo, bufpool.Exclusive)
+	if err != nil {
+		return false, err
+	}
+	defer pg.Release()
+	pp, pz := page.IndexPage(pg.Frame()), pg.Zip()
+	drop := slot
+	if !toLeft {
+		if err := pp.SetChild(slot, sib); err != nil {
+			return false, err
+		}
+		if pz != nil {
+			if err := pz.WriteChild(pp, slot); err != nil {
+				return false, err
+			}
+		}
+		drop = slot + 1
+	}
+	if err := pageDelete(pp, pz, drop); err != nil {
+		return false, err
+	}
+	if err := pg.MarkDirty(); err != nil {
+		return false, err
+	}
+	ix.freePage(pageNo, level)
+	st.Add(cMerges, 1)
+	return true, nil
+}
+
+// discard removes an empty page that could not merge: its entry leaves the
+// parent and the page leaves its level [btr_discard_page]. Slot 0 of a
+// node page stands for minus infinity, so whichever entry becomes slot 0
+// takes over the range, which holds no records.
+func (ix *Index) discard(ctx context.Context, pageNo, parentNo uint32, slot int, st stripe.Stripe) error {
+	g, err := ix.fix(ctx, pageNo, bufpool.Shared)
+	if err != nil {
+		return err
+	}
+	p := page.IndexPage(g.Frame())
+	prev, next, level := p.Fil().Prev(), p.Fil().Next(), p.Level()
+	g.Release()
+	if err := ix.unlink(ctx, prev, next, pageNo); err != nil {
+		return err
+	}
+	pg, err := ix.fix(ctx, parentNo, bufpool.Exclusive)
+	if err != nil {
+		return err
+	}
+	pp, pz := page.IndexPage(pg.Frame()), pg.Zip()
+	err = pageDelete(pp, pz, slot)
+	if err == nil {
+		err = pg.MarkDirty()
+	}
+	pg.Release()
+	if err != nil {
+		return err
+	}
+	ix.freePage(pageNo, level)
+	st.Add(cDiscards, 1)
+	return nil
+}
+
+// unlink takes a page out of its level's list.
+func (ix *Index) unlink(ctx context.Context, prev, next, pageNo uint32) error {
+	if err := ix.relink(ctx, prev, func(f page.Fil) { f.SetNext(next) }); err != nil {
+		return err
+	}
+	return ix.relink(ctx, next, func(f page.Fil) { f.SetPrev(prev) })
+}
+
+// freePage gives a page back to the space.
+func (ix *Index) freePage(pageNo uint32, level int) {
+	ix.perLevel[level]--
+	ix.o.Alloc.FreePage(pageNo)
+}
+
+// liftRoot handles the root after its children changed: a node root left
+// with one child takes over the child's records [btr_lift_page_up], and
+// one left with none becomes an empty leaf.
+func (ix *Index) liftRoot(ctx context.Context, st stripe.Stripe) error {
+	for ix.height.Load() > 1 {
+		rg, err := ix.fix(ctx, ix.root, bufpool.Exclusive)
+		if err != nil {
+			return err
+		}
+		rp, rz := page.IndexPage(rg.Frame()), rg.Zip()
+		if rp.NRecs() > 1 {
+			rg.Release()
+			return nil
+		}
+		if rp.NRecs() == 0 {
+			err := ix.resetRoot(rp, rz, 0)
+			if err == nil {
+				err = rg.MarkDirty()
+			}
+			rg.Release()
+			if err == nil {
+				ix.height.Store(1)
+				ix.perLevel = ix.perLevel[:1]
+				ix.perLevel[0] = 1
+			}
+			return err
+		}
+		childNo := rp.Child(0)
+		cg, err := ix.fix(ctx, childNo, bufpool.Exclusive)
+		if err != nil {
+			rg.Release()
+			return err
+		}
+		cp, cz := page.IndexPage(cg.Frame()), cg.Zip()
+		level := cp.Level()
+		err = ix.resetRoot(rp, rz, level)
+		if err == nil {
+			err = ix.moveRecords(cp, cz, rp, rz, 0, cp.NRecs(), st)
+		}
+		if err == nil {
+			err = rg.MarkDirty()
+		}
+		cg.Release()
+		rg.Release()
+		if err != nil {
+			return err
+		}
+		ix.o.Alloc.FreePage(childNo)
+		h := int(ix.height.Add(-1))
+		ix.perLevel = ix.perLevel[:h]
+		ix.perLevel[h-1] = 1
+		st.Add(cLifts, 1)
+	}
+	return nil
+}
+
+// resetRoot empties the root at level [btr_page_empty: page_create_zip is
+// one compression on a compressed index].
+func (ix *Index) resetRoot(rp page.IndexPage, rz *page.Zip, level int) error {
+	if err := rp.Empty(level); err != nil {
+		return err
+	}
+	if rz != nil {
+		return ix.compress(rp, rz)
+	}
+	return nil
+}

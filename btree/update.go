@@ -1,0 +1,178 @@
+package btree
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/zipsim/zipsim/bufpool"
+	"github.com/zipsim/zipsim/internal/stripe"
+	"github.com/zipsim/zipsim/page"
+)
+
+// Update replaces the value stored under key; ErrNotFound if key is not
+// there [btr_cur_update_in_place, btr_cur_optimistic_update, then
+// btr_cur_pessimistic_update].
+func (ix *Index) Update(ctx context.Context, key, value []byte) error {
+	if err := ix.checkSize(key, value); err != nil {
+		return err
+	}
+	st := ix.ctr.Stripe()
+	r := ix.leafRecord(key, value)
+	done, err := ix.updateOptimistic(ctx, r, st)
+	if err != nil || done {
+		return err
+	}
+	ix.lock.Lock()
+	defer ix.lock.Unlock()
+	st.Add(cUpdatesPessimistic, 1)
+	return ix.updatePessimistic(ctx, r, st)
+}
+
+// updateOptimistic changes the record on its leaf under the shared index
+// lock. done is false when the tree must change.
+func (ix *Index) updateOptimistic(ctx context.Context, r page.Record, st stripe.Stripe) (bool, error) {
+	ix.lock.RLock()
+	defer ix.lock.RUnlock()
+	g, err := ix.descend(ctx, r.Key, bufpool.Exclusive)
+	if err != nil {
+		return false, err
+	}
+	defer g.Release()
+	p, z := page.IndexPage(g.Frame()), g.Zip()
+	slot, found := p.Search(r.Key, bytes.Compare)
+	if !found {
+		return false, ix.errNotFound(r.Key)
+	}
+	oldSize, newSize := p.RecSize(slot), recSize(ix.kind, &r)
+	if newSize == oldSize {
+		if z != nil && !z.Available(newSize, false) {
+			if ok, err := ix.updateAllocZip(p, z, oldSize, newSize, false, st); err != nil || !ok {
+				return false, err
+			}
+		}
+		if err := p.UpdateInPlace(slot, r); err != nil {
+			return false, err
+		}
+		if z != nil {
+			if err := z.LogUpdate(p, slot); err != nil {
+				return false, err
+			}
+		}
+		st.Add(cUpdates, 1)
+		st.Add(cUpdatesInPlace, 1)
+		return true, g.MarkDirty()
+	}
+	// btr_cur_optimistic_update: a page that would fall below the merge
+	// limit, or lacks room even after a reorganization, goes pessimistic.
+	dataAfter := p.DataSize() - oldSize + newSize
+	if p.PageNo() != ix.root && dataAfter < ix.mergeLimit() {
+		return false, nil
+	}
+	maxSize := oldSize + p.MaxInsertSizeAfterReorganize()
+	if !((maxSize >= ix.pageSize/32 && maxSize >= newSize) || p.NRecs() <= 1) {
+		return false, nil
+	}
+	if z != nil && !z.Available(newSize, true) {
+		if ok, err := ix.updateAllocZip(p, z, oldSize, newSize, true, st); err != nil || !ok {
+			return false, err
+		}
+	}
+	ok, err := ix.replace(p, z, slot, r, st)
+	if err != nil || !ok {
+		return false, err
+	}
+	st.Add(cUpdates, 1)
+	st.Add(cLeafData, uint64(newSize-oldSize))
+	return true, g.MarkDirty()
+}
+
+// updateAllocZip is btr_cur_update_alloc_zip for a change that the log
+// cannot take: a freshly compressed page without garbage cannot gain room;
+// a create-update that brings the leaf to the padded optimal size fails;
+// otherwise reorganize (one compress) and look again.
+func (ix *Index) updateAllocZip(p page.IndexPage, z *page.Zip, oldSize, newSize int, create bool, st stripe.Stripe) (bool, error) {
+	if !z.LogNonEmpty() && p.Garbage() == 0 {
+		return false, nil
+	}
+	if create && p.DataSize()-oldSize+newSize >= ix.pad.optimal() {
+		st.Add(cPadRefusals, 1)
+		return false, nil
+	}
+	if err := ix.reorganize(p, z, st); err != nil {
+		return false, ignoreNoFit(err)
+	}
+	return z.Available(newSize, create), nil
+}
+
+// replace deletes slot and inserts r in its place [page_cur_delete_rec,
+// btr_cur_insert_if_possible]. When the insert does not fit after all the
+// old record goes back, so a failed replace changes nothing.
+func (ix *Index) replace(p page.IndexPage, z *page.Zip, slot int, r page.Record, st stripe.Stripe) (bool, error) {
+	buf := ix.scratch.Get().(*[]byte)
+	defer ix.scratch.Put(buf)
+	old := copyRecord((*buf)[:0], p.Record(slot))
+	if err := pageDelete(p, z, slot); err != nil {
+		return false, err
+	}
+	ok, err := ix.insertOrReorganize(p, z, slot, r, st)
+	if err != nil || ok {
+		return ok, err
+	}
+	back, err := ix.pageInsert(p, z, slot, old, st)
+	if err == nil && !back {
+		err = fmt.Errorf("btree: index %q: page %d cannot take back the record it held", ix.o.Name, p.PageNo())
+	}
+	return false, err
+}
+
+// copyRecord copies r's bytes into buf and returns a record over them.
+func copyRecord(buf []byte, r page.Record) page.Record {
+	buf = append(buf, r.Key...)
+	k := len(buf)
+	buf = append(buf, r.Value...)
+	v := len(buf)
+	buf = append(buf, r.Sys...)
+	c := r
+	c.Key, c.Value = buf[:k:k], buf[k:v:v]
+	if r.Sys != nil {
+		c.Sys = buf[v:]
+	}
+	return c
+}
+
+// updatePessimistic deletes the old record and inserts the new one with
+// the index lock exclusive, splitting or merging as needed.
+func (ix *Index) updatePessimistic(ctx context.Context, r page.Record, st stripe.Stripe) error {
+	lp, err := ix.seekLeafX(ctx, r.Key)
+	if err != nil {
+		return err
+	}
+	if !lp.found {
+		lp.g.Release()
+		return ix.errNotFound(r.Key)
+	}
+	oldSize := lp.p.RecSize(lp.slot)
+	err = pageDelete(lp.p, lp.z, lp.slot)
+	ok := false
+	if err == nil {
+		ok, err = ix.insertOrReorganize(lp.p, lp.z, lp.slot, r, st)
+	}
+	if err == nil {
+		err = lp.g.MarkDirty()
+	}
+	lp.g.Release()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if err := ix.splitAndInsert(ctx, lp.path, 0, r, st, nil); err != nil {
+			return err
+		}
+	} else if err := ix.compressIfUseful(ctx, lp.path, 0, st); err != nil {
+		return err
+	}
+	st.Add(cUpdates, 1)
+	st.Add(cLeafData, uint64(recSize(ix.kind, &r)-oldSize))
+	return nil
+}
