@@ -1,0 +1,119 @@
+package btree
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/zipsim/zipsim/internal/sbdata"
+	"github.com/zipsim/zipsim/page"
+)
+
+// leafWith returns a clustered leaf holding keys 1..n inserted in order.
+func leafWith(t *testing.T, n int) page.IndexPage {
+	t.Helper()
+	p, err := page.CreateIndex(make([]byte, 16384), page.IndexOptions{PageNo: 1, IndexID: 1, Clustered: true})
+	require.NoError(t, err)
+	for i := range n {
+		_, err := p.Insert(i, page.Record{Key: key8(uint64(10 * (i + 1))), Value: bytes.Repeat([]byte("v"), 100)})
+		require.NoError(t, err)
+	}
+	return p
+}
+
+func TestPlanSplit(t *testing.T) {
+	_, ix := newIndexT(t, 0, 4<<20)
+	const size = 130
+	p := leafWith(t, 40)
+	// The last insert was at the end: the next one at the end starts an
+	// empty right page (btr_page_get_split_rec_to_right, split at new).
+	require.Equal(t, splitPlan{cut: 40, up: true, insertEmpty: true}, ix.planSplit(p, 40, size, 0))
+	// An insert right after the last one but with two records behind it
+	// keeps one of them on the left.
+	_, err := p.Insert(20, page.Record{Key: key8(205), Value: []byte("x")})
+	require.NoError(t, err)
+	require.Equal(t, splitPlan{cut: 22, up: true, insertLeft: true}, ix.planSplit(p, 21, size, 0))
+	// Right before the last insert: a descending run, the new page goes left.
+	require.Equal(t, splitPlan{cut: 19, up: false, insertLeft: false}, ix.planSplit(p, 20, size, 0))
+	// Elsewhere: the middle record.
+	require.Equal(t, splitPlan{cut: 20, up: true, insertLeft: true}, ix.planSplit(p, 3, size, 0))
+	require.Equal(t, splitPlan{cut: 20, up: true, insertLeft: false}, ix.planSplit(p, 30, size, 0))
+	// Later passes split by size: about half the data on each side.
+	pl := ix.planSplit(p, 30, size, 1)
+	require.True(t, pl.up)
+	require.InDelta(t, 20, pl.cut, 2)
+}
+
+func TestPlanSplitCompressedInsertEmpty(t *testing.T) {
+	_, ix := newIndexT(t, 8192, 4<<20)
+	p := leafWith(t, 40)
+	// From the second pass on, a compressed page sends a tuple that
+	// belongs on the right to an empty page.
+	pl := ix.planSplit(p, 35, 130, 1)
+	require.Equal(t, splitPlan{cut: 35, up: true, insertEmpty: true}, pl)
+}
+
+// TestSequentialFill checks the fill that the split heuristics give:
+// ascending and descending loads fill leaves (an uncompressed clustered
+// leaf keeps 1/16 free), random ones leave them about 2/3 full.
+func TestSequentialFill(t *testing.T) {
+	const n = 4000
+	for _, c := range []struct {
+		name     string
+		order    func(i int) int
+		min, max float64
+	}{
+		{"ascending", func(i int) int { return i + 1 }, 0.88, 0.95},
+		{"descending", func(i int) int { return n - i }, 0.80, 0.95},
+		{"random", nil, 0.55, 0.80},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, ix := newIndexT(t, 0, 16<<20)
+			r := sbdata.Rand(5)
+			perm := r.Perm(n)
+			for i := range n {
+				id := perm[i] + 1
+				if c.order != nil {
+					id = c.order(i)
+				}
+				k, v := sbRow(r, uint32(id))
+				require.NoError(t, ix.Insert(ctx, k, v))
+			}
+			requireCheck(t, ix)
+			s := ix.Stats()
+			t.Logf("%s: fill %.3f, %.1f rows per leaf", c.name, s.LeafFill(), s.RowsPerLeaf())
+			require.GreaterOrEqual(t, s.LeafFill(), c.min)
+			require.LessOrEqual(t, s.LeafFill(), c.max)
+		})
+	}
+}
+
+func TestTooBig(t *testing.T) {
+	for _, c := range []struct {
+		zip, value int
+	}{{0, 9000}, {1024, 1000}, {8192, 8200}} {
+		t.Run(fmt.Sprintf("zip=%d", c.zip), func(t *testing.T) {
+			_, ix := newIndexT(t, c.zip, 4<<20)
+			err := ix.Insert(ctx, key8(1), make([]byte, c.value))
+			require.ErrorIs(t, err, ErrTooBig)
+			require.NoError(t, ix.Insert(ctx, key8(1), make([]byte, 100)))
+			require.ErrorIs(t, ix.Update(ctx, key8(1), make([]byte, c.value)), ErrTooBig)
+			requireCheck(t, ix)
+		})
+	}
+	e := newEnv(t, 1024, 4<<20)
+	o := e.options(1, true)
+	o.MaxKeyLen = 600
+	_, err := Create(ctx, o)
+	require.ErrorIs(t, err, ErrTooBig)
+	require.ErrorContains(t, err, "KEY_BLOCK_SIZE is too small")
+	o.MaxKeyLen = 300
+	_, err = Create(ctx, o)
+	require.NoError(t, err)
+}
+
+func TestEmptyKey(t *testing.T) {
+	_, ix := newIndexT(t, 0, 4<<20)
+	require.Error(t, ix.Insert(ctx, nil, []byte("v")))
+}
