@@ -49,9 +49,10 @@ func Create(ctx context.Context, o Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ix.zip != 0 && ix.o.MaxKeyLen > 0 && ix.nodePtrTooBig(ix.o.MaxKeyLen) {
-		return nil, fmt.Errorf("%w: keys of %d bytes cannot give two node pointers on an empty %d-byte compressed page; KEY_BLOCK_SIZE is too small",
-			ErrTooBig, ix.o.MaxKeyLen, ix.zip)
+	if ix.o.MaxKeyLen > 0 {
+		if err := CheckKeyLen(ix.pageSize, ix.zip, ix.o.Fields, ix.o.MaxKeyLen); err != nil {
+			return nil, err
+		}
 	}
 	root, err := ix.o.Alloc.AllocPage()
 	if err != nil {

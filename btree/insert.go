@@ -43,16 +43,33 @@ func (ix *Index) checkSize(key, value []byte) error {
 // dict_index_too_big_for_tree's for uncompressed pages): two node pointers
 // must fit half of an empty page, or splits never end.
 func (ix *Index) nodePtrTooBig(keyLen int) bool {
+	return nodePtrTooBig(ix.pageSize, ix.zip, ix.o.Fields, keyLen)
+}
+
+func nodePtrTooBig(pageSize, zipSize, fields, keyLen int) bool {
 	size := page.RecordSize(page.NodePage, keyLen, 0)
-	if ix.zip == 0 {
-		return 2*size > page.FreeSpaceOfEmpty(ix.pageSize)
+	if zipSize == 0 {
+		return 2*size > page.FreeSpaceOfEmpty(pageSize)
 	}
-	free := page.EmptySize(ix.o.Fields, ix.zip)
+	free := page.EmptySize(fields, zipSize)
 	if free == 0 {
 		return true
 	}
 	// A zip record has no 5-byte header but a 2-byte directory slot.
 	return size-(page.RecHeaderSize-2) > (free-1)/2
+}
+
+// CheckKeyLen returns ErrTooBig when keys of keyLen bytes cannot give two
+// node pointers on an empty page of an index whose leaf records have
+// fields fields: CREATE TABLE's "KEY_BLOCK_SIZE too small" refusal
+// [page_zip_is_too_big, dict_index_too_big_for_tree]. zipSize 0 means an
+// uncompressed index.
+func CheckKeyLen(pageSize, zipSize, fields, keyLen int) error {
+	if nodePtrTooBig(pageSize, zipSize, fields, keyLen) {
+		return fmt.Errorf("%w: keys of %d bytes cannot give two node pointers on an empty %d-byte page; KEY_BLOCK_SIZE is too small",
+			ErrTooBig, keyLen, max(zipSize, pageSize))
+	}
+	return nil
 }
 
 // Insert adds key with value; ErrDuplicate if key is there

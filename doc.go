@@ -1,0 +1,109 @@
+// Package zipsim is the front door of zipsim, a pure-Go model of InnoDB
+// table compression that really stores rows: Open a Store, create Tables
+// with typed columns, a clustered primary key and secondary indexes, read
+// and write rows, take Metrics, Close.
+//
+// # Basics
+//
+//	st, err := zipsim.Open(dir, zipsim.Options{Pool: bufpool.Options{Bytes: 64 << 20}})
+//	sbtest, err := st.CreateTable(ctx, "sbtest1", zipsim.TableOptions{
+//		Columns: []zipsim.Column{
+//			{Name: "id", Type: zipsim.TypeInt, Len: 4},
+//			{Name: "k", Type: zipsim.TypeInt, Len: 4},
+//			{Name: "c", Type: zipsim.TypeChar, Len: 120},
+//			{Name: "pad", Type: zipsim.TypeChar, Len: 60},
+//		},
+//		PrimaryKey:       []string{"id"},
+//		SecondaryIndexes: []zipsim.IndexDef{{Name: "k_1", Columns: []string{"k"}}},
+//		KeyBlockSize:     8, // ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8
+//	})
+//	err = sbtest.Insert(ctx, zipsim.Row{zipsim.Int(1), zipsim.Int(42), zipsim.String(c), zipsim.String(pad)})
+//	row, ok, err := sbtest.Get(ctx, nil, zipsim.Int(1))
+//	err = sbtest.ScanIndex(ctx, "k_1", []zipsim.Value{zipsim.Int(40)}, []zipsim.Value{zipsim.Int(50)}, false, fn)
+//	fmt.Print(st.Metrics())
+//	err = st.Close()
+//
+// An empty path makes an in-memory store.
+//
+// # How the layers are wired
+//
+// A Store owns one bufpool.Pool. Each table, or each partition of a
+// partitioned table, is one tablespace (file-per-table: dir/name.ibd, or
+// dir/name#p#pN.ibd) on a storage.File, or a storage.Memory in memory,
+// behind a storage.Latency model when Options.Latency is set; it is
+// registered with the pool under a space id of its own, with its zip size
+// and codec. The clustered index and the secondary indexes of a partition
+// are btree.Index trees in its tablespace, sharing one page allocator.
+// Every lock (the pool's, each index lock and padding mutex, the row
+// locks, the allocators' space latches, the dictionary mutex) is an
+// internal/latch lock registered in the pool's registry, and every
+// compression and decompression is counted in the pool's INNODB_CMP
+// counters, so Metrics sees all of them.
+//
+// Rows are typed (TypeInt, TypeChar, TypeVarchar) and encoded so that
+// bytes.Compare, the B-tree's only order, is the order of the columns:
+// integers big-endian with the sign bit flipped, CHARs padded, VARCHARs
+// escaped and terminated. The clustered key is the primary key columns;
+// its value is the other columns. A secondary entry's key is the index's
+// columns followed by the primary key columns it does not name, so
+// entries are unique and lead back to the row; its value is empty.
+//
+// # InnoDB counterparts
+//
+//   - dict/dict0dict.cc, dict0crea.cc and the data dictionary tables: the
+//     catalog (catalog.go) with tables, columns, index ids and root pages,
+//     and dict_index_build_internal_non_clust for the secondary key layout.
+//   - fsp/fsp0fsp.cc: fseg_alloc_free_page and fseg_free_page with the
+//     FSP_FREE list and FSP_FREE_LIMIT, for the allocator (alloc.go).
+//   - row/row0ins.cc (row_ins_clust_index_entry, row_ins_sec_index_entry)
+//     and row/row0upd.cc (row_upd_clust_step, row_upd_sec_step): the order
+//     of index changes in Insert, Update and Delete.
+//   - row/row0sel.cc: row_sel_get_clust_rec and
+//     row_sel_sec_rec_is_for_clust_rec for scans of non-covering secondary
+//     indexes; ha_partition's ordered index scan for merged scans of
+//     partitioned tables, and partition pruning.
+//   - lock/lock0lock.cc: record locks, modelled by striped row locks held
+//     for one call.
+//   - INFORMATION_SCHEMA.INNODB_TABLESPACES, INNODB_INDEXES, INNODB_CMP,
+//     INNODB_CMP_PER_INDEX, INNODB_CMPMEM, INNODB_BUFFER_POOL_STATS and
+//     performance_schema's file_summary_by_instance: the tables Metrics
+//     prints.
+//
+// # Concurrency
+//
+// Store and Table methods are safe for concurrent use, except Close, which
+// must run alone. Each partition's indexes have their own index locks
+// (index_lock#table#p#pN.index), so writers to different partitions
+// never wait for each other's splits, as with InnoDB's partitioned tables.
+// A write locks its row (one of 1024 row locks per table, chosen by the
+// primary key's hash) across all its index changes, so two writes
+// of one row never interleave; reads take no row lock, so a read that
+// runs beside a write of the same row may see its clustered change before
+// its secondary ones (no MVCC). A scan's callback may call the table's
+// methods.
+//
+// # Caveats
+//
+//   - No transactions, undo log, MVCC or purge. A write that fails halfway
+//     (a secondary entry too big, an I/O error, a cancelled context) undoes
+//     the index changes it made before returning, from an undo log kept in
+//     memory for that one call; if undoing fails too, the error says so and
+//     Check reports where the indexes disagree.
+//   - No redo log or doublewrite buffer: Close writes the catalog and
+//     flushes every page. A crash loses everything since the last Close,
+//     and Open refuses the tablespaces it left unclean
+//     (storage.ErrNotClean) rather than guess.
+//   - No NULLs, no unique secondary indexes, no foreign keys, no ALTER or
+//     DROP TABLE, and no SQL. Unsigned integers are stored signed.
+//   - Rows are stored whole: off-page columns (COMPACT's 768-byte prefix,
+//     DYNAMIC's 20-byte pointer, COMPRESSED's ZBLOB streams) come in a
+//     later issue, so until then COMPACT and DYNAMIC store rows alike and
+//     a row that does not fit a page fails with ErrTooBig.
+//   - Pages are allocated one at a time, not in InnoDB's 64-page extents,
+//     so indexes loaded together interleave in the file.
+//   - A CreateTable that fails after its tablespace joined the pool (an
+//     I/O error while creating the index roots) leaves the space in the
+//     pool until Close, since the pool cannot drop a space yet. Schema
+//     errors, KEY_BLOCK_SIZE too small for the keys included, are found
+//     before any file is made.
+package zipsim

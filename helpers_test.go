@@ -1,0 +1,84 @@
+package zipsim_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/zipsim/zipsim"
+	"github.com/zipsim/zipsim/bufpool"
+)
+
+var ctx = context.Background()
+
+// openMem opens an in-memory store with a small pool and closes it when
+// the test ends, unless the test closed it.
+func openMem(t testing.TB) *zipsim.Store {
+	t.Helper()
+	st, err := zipsim.Open("", zipsim.Options{Pool: bufpool.Options{Bytes: 16 << 20}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// sysbench returns sbtest's definition: id INT PRIMARY KEY, k INT with
+// index k_1, c CHAR(120), pad CHAR(60).
+func sysbench() zipsim.TableOptions {
+	return zipsim.TableOptions{
+		Columns: []zipsim.Column{
+			{Name: "id", Type: zipsim.TypeInt, Len: 4},
+			{Name: "k", Type: zipsim.TypeInt, Len: 4},
+			{Name: "c", Type: zipsim.TypeChar, Len: 120},
+			{Name: "pad", Type: zipsim.TypeChar, Len: 60},
+		},
+		PrimaryKey:       []string{"id"},
+		SecondaryIndexes: []zipsim.IndexDef{{Name: "k_1", Columns: []string{"k"}}},
+	}
+}
+
+// linktable returns linkbench's linktable: PRIMARY KEY (link_type, id1,
+// id2) and the covering index id1_type.
+func linktable() zipsim.TableOptions {
+	return zipsim.TableOptions{
+		Columns: []zipsim.Column{
+			{Name: "id1", Type: zipsim.TypeInt},
+			{Name: "id2", Type: zipsim.TypeInt},
+			{Name: "link_type", Type: zipsim.TypeInt},
+			{Name: "visibility", Type: zipsim.TypeInt, Len: 1},
+			{Name: "data", Type: zipsim.TypeVarchar, Len: 255},
+			{Name: "time", Type: zipsim.TypeInt},
+			{Name: "version", Type: zipsim.TypeInt, Len: 4},
+		},
+		PrimaryKey: []string{"link_type", "id1", "id2"},
+		SecondaryIndexes: []zipsim.IndexDef{{Name: "id1_type",
+			Columns: []string{"id1", "link_type", "visibility", "time", "id2", "version", "data"}}},
+	}
+}
+
+// sbRow builds a sysbench row.
+func sbRow(id, k int64, c, pad string) zipsim.Row {
+	return zipsim.Row{zipsim.Int(id), zipsim.Int(k), zipsim.String(c), zipsim.String(pad)}
+}
+
+// ints returns the integer column col of rows.
+func ints(rows []zipsim.Row, col int) []int64 {
+	out := make([]int64, len(rows))
+	for i, r := range rows {
+		out[i] = r[col].Int()
+	}
+	return out
+}
+
+// scanAll collects a scan's rows.
+func scanAll(t testing.TB, scan func(fn func(zipsim.Row) bool) error) []zipsim.Row {
+	t.Helper()
+	var rows []zipsim.Row
+	require.NoError(t, scan(func(r zipsim.Row) bool {
+		rows = append(rows, r.Clone())
+		return true
+	}))
+	return rows
+}
+
+// vals is shorthand for a scan bound.
+func vals(v ...zipsim.Value) []zipsim.Value { return v }

@@ -1,0 +1,199 @@
+package zipsim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zipsim/zipsim/btree"
+	"github.com/zipsim/zipsim/bufpool"
+	"github.com/zipsim/zipsim/compress"
+	"github.com/zipsim/zipsim/storage"
+)
+
+// Options configure a Store. The zero value works: a 128 MiB buffer pool of
+// 16 KiB pages with InnoDB's defaults.
+type Options struct {
+	// Pool configures the buffer pool: Bytes (innodb_buffer_pool_size),
+	// PageSize (innodb_page_size), Instances, Locking and the LRU knobs.
+	// Leave Latches and CMP nil: the pool then keeps its own lock registry
+	// and INNODB_CMP counters, which every index of the store shares and
+	// Metrics reports. PageSize 0 means 16384 for a new store and the
+	// stored size when reopening one; any other value must match it.
+	Pool bufpool.Options
+	// Padding configures adaptive padding of compressed leaves for every
+	// index, innodb_compression_failure_threshold_pct (ThresholdPct,
+	// 1..100, 0 means 5) and innodb_compression_pad_pct_max (MaxPct, 1..75,
+	// 0 means 50). Like InnoDB's, it is a server setting, not stored.
+	Padding btree.Padding
+	// Latency, when not nil, makes every tablespace's device take the time
+	// the model says (storage.WithLatency): the simulated disk.
+	Latency *storage.LatencyModel
+	// NoSync skips fsync on files (innodb_flush_method=nosync), for
+	// experiments where durability does not matter.
+	NoSync bool
+}
+
+// validate checks what Open does not leave to the layers below.
+func (o Options) validate() error {
+	p := o.Padding
+	if p.ThresholdPct < 0 || p.ThresholdPct > 100 {
+		return fmt.Errorf("zipsim: Options.Padding.ThresholdPct is %d: use 1..100, 0 for 5 (set Disabled to turn padding off)", p.ThresholdPct)
+	}
+	if p.MaxPct < 0 || p.MaxPct > 75 {
+		return fmt.Errorf("zipsim: Options.Padding.MaxPct is %d: use 1..75, 0 for 50", p.MaxPct)
+	}
+	return nil
+}
+
+// RowFormat is a table's ROW_FORMAT.
+type RowFormat uint8
+
+// Row formats. COMPACT and DYNAMIC differ only in how they store long
+// columns off-page, which zipsim does not do yet, so for now they store
+// rows alike; COMPRESSED keeps every page compressed in KEY_BLOCK_SIZE.
+const (
+	Dynamic RowFormat = iota // the zero value, InnoDB's default since 5.7
+	Compact
+	Compressed
+)
+
+var rowFormatNames = [...]string{Dynamic: "DYNAMIC", Compact: "COMPACT", Compressed: "COMPRESSED"}
+
+// String returns DYNAMIC, COMPACT or COMPRESSED.
+func (f RowFormat) String() string {
+	if int(f) < len(rowFormatNames) {
+		return rowFormatNames[f]
+	}
+	return fmt.Sprintf("RowFormat(%d)", uint8(f))
+}
+
+// MarshalText writes the name String returns, for the catalog.
+func (f RowFormat) MarshalText() ([]byte, error) {
+	if int(f) >= len(rowFormatNames) {
+		return nil, fmt.Errorf("zipsim: unknown row format %d", uint8(f))
+	}
+	return []byte(f.String()), nil
+}
+
+// UnmarshalText reads DYNAMIC, COMPACT or COMPRESSED, in any case.
+func (f *RowFormat) UnmarshalText(b []byte) error {
+	for i, n := range rowFormatNames {
+		if strings.EqualFold(string(b), n) {
+			*f = RowFormat(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("zipsim: unknown row format %q: use DYNAMIC, COMPACT or COMPRESSED", b)
+}
+
+// TableOptions describe a table: CREATE TABLE's columns, keys and table
+// options. Table.Options returns them with defaults filled in, which is
+// also what the catalog stores.
+type TableOptions struct {
+	Columns []Column
+	// PrimaryKey names the clustered index's columns, in key order.
+	PrimaryKey []string
+	// SecondaryIndexes are non-unique secondary indexes, kept up to date
+	// on every write.
+	SecondaryIndexes []IndexDef
+	// RowFormat is ROW_FORMAT. A KeyBlockSize given with the zero value
+	// (Dynamic) makes the table Compressed, as KEY_BLOCK_SIZE alone does;
+	// with Compact it is an error, as in InnoDB's strict mode.
+	RowFormat RowFormat
+	// KeyBlockSize is KEY_BLOCK_SIZE in KiB: 1, 2, 4, 8 or 16, at most the
+	// page size. 0 on a Compressed table means half the page size.
+	KeyBlockSize int
+	// Codec compresses a Compressed table's pages, as compress.ParseSetting
+	// reads it: "zlib:6", "zlib:1", "zstd", "s2", ... "" means zlib:6
+	// (innodb_compression_level=6). Only Compressed tables take one.
+	Codec string
+	// Compression is MySQL 5.7's transparent page compression
+	// (COMPRESSION=), done by the tablespace on write with hole punching:
+	// a compress setting such as "zlib" or "zstd", "" or "none" for off.
+	// It cannot be combined with ROW_FORMAT=COMPRESSED.
+	Compression string
+	// Partitions splits the table into that many partitions (PARTITION BY
+	// KEY ... PARTITIONS n), each a tablespace with its own indexes and
+	// index locks; 0 and 1 mean none. At most MaxPartitions.
+	Partitions int
+	// PartitionBy names the columns whose hash (xxhash of their key form)
+	// picks a row's partition; they must be primary key columns. Empty
+	// means the whole primary key. Naming fewer, such as linkbench's id1,
+	// keeps rows that share them in one partition, so scans bounded on
+	// them read one partition.
+	PartitionBy []string
+	// MergeThresholdPct is MERGE_THRESHOLD: a page whose data falls below
+	// this share after a delete is merged with a neighbour. 1..50; 0
+	// means 50.
+	MergeThresholdPct int
+}
+
+// withDefaults validates the table options other than the schema (which
+// compile checks) for a store of pageSize pages and fills in defaults.
+func (o TableOptions) withDefaults(pageSize int) (TableOptions, error) {
+	if int(o.RowFormat) >= len(rowFormatNames) {
+		return o, fmt.Errorf("row format %d: use Dynamic, Compact or Compressed", uint8(o.RowFormat))
+	}
+	switch o.KeyBlockSize {
+	case 0, 1, 2, 4, 8, 16:
+	default:
+		return o, fmt.Errorf("KEY_BLOCK_SIZE=%d: use 1, 2, 4, 8 or 16 (KiB), or 0", o.KeyBlockSize)
+	}
+	if o.KeyBlockSize*1024 > pageSize {
+		return o, fmt.Errorf("KEY_BLOCK_SIZE=%d is larger than the %d-byte pages: use at most %d", o.KeyBlockSize, pageSize, pageSize/1024)
+	}
+	if o.KeyBlockSize != 0 {
+		if o.RowFormat == Compact {
+			return o, fmt.Errorf("KEY_BLOCK_SIZE=%d needs ROW_FORMAT=COMPRESSED, not COMPACT", o.KeyBlockSize)
+		}
+		o.RowFormat = Compressed
+	}
+	if o.RowFormat == Compressed {
+		if o.KeyBlockSize == 0 {
+			o.KeyBlockSize = pageSize / 2 / 1024
+		}
+		set := compress.DefaultSetting
+		if o.Codec != "" {
+			var err error
+			if set, err = compress.ParseSetting(o.Codec); err != nil {
+				return o, fmt.Errorf("Codec: %w", err)
+			}
+		}
+		o.Codec = set.String()
+	} else if o.Codec != "" {
+		return o, fmt.Errorf("Codec %q: only ROW_FORMAT=COMPRESSED tables compress pages; use Compression for transparent page compression", o.Codec)
+	}
+	if c := strings.TrimSpace(o.Compression); c == "" || strings.EqualFold(c, "none") {
+		o.Compression = ""
+	} else {
+		if o.RowFormat == Compressed {
+			return o, fmt.Errorf("Compression %q cannot be combined with ROW_FORMAT=COMPRESSED", o.Compression)
+		}
+		set, err := compress.ParseSetting(c)
+		if err != nil {
+			return o, fmt.Errorf("Compression: %w", err)
+		}
+		o.Compression = set.String()
+	}
+	if o.Partitions == 0 {
+		o.Partitions = 1
+	}
+	if o.Partitions < 1 || o.Partitions > MaxPartitions {
+		return o, fmt.Errorf("%d partitions: use 1..%d (0 means 1)", o.Partitions, MaxPartitions)
+	}
+	if o.MergeThresholdPct == 0 {
+		o.MergeThresholdPct = 50
+	}
+	if o.MergeThresholdPct < 1 || o.MergeThresholdPct > 50 {
+		return o, fmt.Errorf("MergeThresholdPct is %d: use 1..50 (0 means 50)", o.MergeThresholdPct)
+	}
+	return o, nil
+}
+
+// zipSize is the compressed page size in bytes, 0 when uncompressed.
+func (o TableOptions) zipSize() int {
+	if o.RowFormat != Compressed {
+		return 0
+	}
+	return o.KeyBlockSize * 1024
+}

@@ -1,0 +1,402 @@
+package zipsim
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/zipsim/zipsim/btree"
+	"github.com/zipsim/zipsim/compress"
+	"github.com/zipsim/zipsim/internal/latch"
+	"github.com/zipsim/zipsim/storage"
+)
+
+// Table is a table: a clustered index on the primary key holding the rows
+// and secondary indexes on other columns, in one tablespace per
+// partition. All methods are safe for concurrent use.
+//
+// Writes follow row0ins.cc and row0upd.cc: the clustered index first, then
+// every secondary index, under a row lock on the primary key. There are
+// no transactions; a write that fails halfway undoes its own steps before
+// it returns (see Insert).
+type Table struct {
+	store *Store
+	name  string
+	opts  TableOptions
+	sch   *schema
+	codec *compress.Codec // the pages' codec on a Compressed table, else nil
+	parts []*partition
+	// locks are the row locks: a write locks the stripe its primary key
+	// hashes to for its whole duration, so two writes of one row never
+	// interleave their index changes. They stand in for InnoDB's record
+	// locks [lock0lock.cc: lock_rec_lock], held only for one statement.
+	locks [rowLockStripes]latch.Mutex
+}
+
+// rowLockStripes is the number of row locks per table; unrelated rows
+// share one with probability 1/rowLockStripes.
+const rowLockStripes = 1024
+
+// partition is one tablespace of a table and its indexes.
+type partition struct {
+	name    string // the space's name: the table's, or table#p#pN
+	space   uint32 // the pool's space id
+	ts      *storage.Tablespace
+	alloc   *allocator
+	indexes []*btree.Index // PRIMARY, then SecondaryIndexes in order
+}
+
+// spaceName names partition i of n of a table, as MySQL 8.0 names its
+// partition tablespaces.
+func spaceName(table string, i, n int) string {
+	if n == 1 {
+		return table
+	}
+	return fmt.Sprintf("%s#p#p%d", table, i)
+}
+
+// prepare validates o for pageSize-byte pages, fills in its defaults and
+// compiles its schema. The returned options share no slices with o.
+func prepare(o TableOptions, pageSize int) (TableOptions, *schema, error) {
+	o, err := o.withDefaults(pageSize)
+	if err != nil {
+		return o, nil, err
+	}
+	s, err := compile(o, pageSize, o.zipSize())
+	if err != nil {
+		return o, nil, err
+	}
+	o.Columns = s.cols
+	return cloneOptions(o), s, nil
+}
+
+func cloneOptions(o TableOptions) TableOptions {
+	o.Columns = slices.Clone(o.Columns)
+	o.PrimaryKey = slices.Clone(o.PrimaryKey)
+	o.PartitionBy = slices.Clone(o.PartitionBy)
+	o.SecondaryIndexes = slices.Clone(o.SecondaryIndexes)
+	for i := range o.SecondaryIndexes {
+		o.SecondaryIndexes[i].Columns = slices.Clone(o.SecondaryIndexes[i].Columns)
+	}
+	return o
+}
+
+func newTable(s *Store, name string, o TableOptions, sch *schema) (*Table, error) {
+	t := &Table{store: s, name: name, opts: o, sch: sch}
+	if o.RowFormat == Compressed {
+		set, err := compress.ParseSetting(o.Codec)
+		if err == nil {
+			t.codec, err = compress.Shared(set)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("Codec: %w", err)
+		}
+	}
+	return t, nil
+}
+
+// initLocks registers the row locks, once the table is complete: the
+// registry cannot forget a lock, so a failed CREATE TABLE registers none.
+func (t *Table) initLocks() {
+	for i := range t.locks {
+		t.locks[i].Init(t.store.pool.Latches(), "row_lock#"+t.name)
+	}
+}
+
+// indexOptions describes index j of partition p to the btree package.
+func (t *Table) indexOptions(p *partition, j int, id uint64) btree.Options {
+	x := &t.sch.indexes[j]
+	return btree.Options{
+		Pool: t.store.pool, Space: p.space, Alloc: p.alloc,
+		ZipSize: t.sch.zipSize, Codec: t.codec,
+		ID: id, Name: p.name + "." + x.name, Clustered: j == 0,
+		Fields: x.fields, MaxKeyLen: x.maxKey,
+		Padding: t.store.opts.Padding, MergeThresholdPct: t.opts.MergeThresholdPct,
+	}
+}
+
+// Name returns the table's name.
+func (t *Table) Name() string { return t.name }
+
+// Options returns the table's options with defaults filled in.
+func (t *Table) Options() TableOptions { return cloneOptions(t.opts) }
+
+// work is the scratch space of one call: encoded keys and values, a row
+// to decode into and the undo log of a write. Calls borrow one from a
+// sync.Pool, so steady-state calls allocate nothing for it.
+type work struct {
+	key, val, old, sec, sec2, part []byte
+	row                            Row
+	arena                          []byte // keys and values the undo log refers to
+	undo                           []undoStep
+}
+
+var works = sync.Pool{New: func() any { return new(work) }}
+
+func getWork() *work { return works.Get().(*work) }
+
+func putWork(w *work) {
+	w.undo, w.arena = w.undo[:0], w.arena[:0]
+	works.Put(w)
+}
+
+// fail returns err for a failed op: ErrDuplicate and ErrNotFound as the
+// btree gave them, so that the common outcomes cost no more; anything else
+// wrapped with the table's name.
+func (t *Table) fail(op string, err error) error {
+	if errors.Is(err, btree.ErrDuplicate) || errors.Is(err, btree.ErrNotFound) {
+		return err
+	}
+	return fmt.Errorf("zipsim: %s: %s: %w", t.name, op, err)
+}
+
+// live returns ErrClosed once the store is closed.
+func (t *Table) live() error {
+	if t.store.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// checkPK says whether pk is a whole primary key.
+func (t *Table) checkPK(pk []Value) error {
+	if len(pk) != len(t.sch.pk) {
+		return fmt.Errorf("%d primary key values: the key has %d columns", len(pk), len(t.sch.pk))
+	}
+	return t.sch.checkPrefix(&t.sch.indexes[0], pk)
+}
+
+// partitionOf returns the partition of the row with clustered key key and
+// partitioning columns partKey (unused when they are the primary key),
+// and the hash that picks its row lock.
+func (t *Table) partitionOf(key, partKey []byte) (*partition, uint64) {
+	h := xxhash.Sum64(key)
+	if len(t.parts) == 1 {
+		return t.parts[0], h
+	}
+	ph := h
+	if !t.sch.partPK {
+		ph = xxhash.Sum64(partKey)
+	}
+	return t.parts[ph%uint64(len(t.parts))], h
+}
+
+// lockRow locks the row lock stripe of hash h and returns it.
+func (t *Table) lockRow(h uint64) *latch.Mutex {
+	mu := &t.locks[(h>>32)%rowLockStripes]
+	mu.Lock()
+	return mu
+}
+
+// locate encodes row's clustered key (and partitioning key) into w and
+// returns its partition and hash.
+func (t *Table) locate(w *work, row Row) (*partition, uint64) {
+	s := t.sch
+	w.key = s.appendKey(w.key[:0], &s.indexes[0], row)
+	if !s.partPK {
+		w.part = s.appendPartKey(w.part[:0], row)
+	}
+	return t.partitionOf(w.key, w.part)
+}
+
+// locatePK is locate for a primary key given as values.
+func (t *Table) locatePK(w *work, pk []Value) (*partition, uint64) {
+	s := t.sch
+	w.key = s.appendPrefix(w.key[:0], &s.indexes[0], pk)
+	if !s.partPK {
+		w.part = s.appendPartKeyPK(w.part[:0], pk)
+	}
+	return t.partitionOf(w.key, w.part)
+}
+
+// readOld reads the stored record under w.key into w.old; a missing row is
+// ErrNotFound.
+func (t *Table) readOld(ctx context.Context, p *partition, w *work, op string) error {
+	var found bool
+	var err error
+	if w.old, found, err = p.indexes[0].Get(ctx, w.key, w.old[:0]); err == nil && !found {
+		err = btree.ErrNotFound
+	}
+	if err != nil {
+		return t.fail(op, err)
+	}
+	return nil
+}
+
+// Insert adds a row [row_ins_clust_index_entry, row_ins_sec_index_entry].
+// A row whose primary key exists gets ErrDuplicate, a row too big for a
+// page ErrTooBig. There are no transactions: when a secondary index
+// refuses its entry (too big, an I/O error, a cancelled ctx), Insert
+// removes the entries it made and the row before it returns, as InnoDB's
+// statement rollback would, so the table is as before. If that undo fails
+// as well, the error says so and Check finds the disagreement.
+func (t *Table) Insert(ctx context.Context, row Row) error {
+	if err := t.live(); err != nil {
+		return err
+	}
+	if err := t.sch.checkRow(row); err != nil {
+		return fmt.Errorf("zipsim: %s: insert: %w", t.name, err)
+	}
+	w := getWork()
+	defer putWork(w)
+	s := t.sch
+	p, h := t.locate(w, row)
+	defer t.lockRow(h).Unlock()
+	w.val = s.appendValue(w.val[:0], row)
+	if err := p.indexes[0].Insert(ctx, w.key, w.val); err != nil {
+		return t.fail("insert", err)
+	}
+	w.log(undoDelete, 0, w.key, nil)
+	for i := 1; i < len(p.indexes); i++ {
+		w.sec = s.appendKey(w.sec[:0], &s.indexes[i], row)
+		if err := p.indexes[i].Insert(ctx, w.sec, nil); err != nil {
+			return t.rollback(ctx, p, w, "insert into index "+s.indexes[i].name, err)
+		}
+		w.log(undoDelete, i, w.sec, nil)
+	}
+	return nil
+}
+
+// Get returns the row whose primary key is pk (its values in key order),
+// decoded into dst [row_search_mvcc on the clustered index]. dst's array
+// and byte buffers are reused, so passing the previous result back makes
+// Get allocate nothing; they are overwritten, so dst must not hold bytes
+// the caller still needs. CHAR values come back padded to their length.
+func (t *Table) Get(ctx context.Context, dst Row, pk ...Value) (Row, bool, error) {
+	if err := t.live(); err != nil {
+		return dst, false, err
+	}
+	if err := t.checkPK(pk); err != nil {
+		return dst, false, fmt.Errorf("zipsim: %s: get: %w", t.name, err)
+	}
+	w := getWork()
+	defer putWork(w)
+	s := t.sch
+	p, _ := t.locatePK(w, pk)
+	var found bool
+	var err error
+	if w.val, found, err = p.indexes[0].Get(ctx, w.key, w.val[:0]); err != nil || !found {
+		if err != nil {
+			err = t.fail("get", err)
+		}
+		return dst, false, err
+	}
+	dst = sizeRow(dst, len(s.cols))
+	if err := t.decodeRow(dst, w.key, w.val); err != nil {
+		return dst, false, err
+	}
+	return dst, true, nil
+}
+
+// decodeRow fills row from a clustered record.
+func (t *Table) decodeRow(row Row, key, val []byte) error {
+	rest, err := t.sch.decodeKey(row, &t.sch.indexes[0], key)
+	if err == nil && len(rest) != 0 {
+		err = errCorrupt
+	}
+	if err == nil {
+		err = t.sch.decodeValue(row, val)
+	}
+	if err != nil {
+		return fmt.Errorf("zipsim: %s: %w", t.name, err)
+	}
+	return nil
+}
+
+// oldRow decodes the stored clustered record (key, old) into w.row, as
+// copies, for working out its secondary entries.
+func (t *Table) oldRow(w *work, key, old []byte) error {
+	w.row = sizeRow(w.row, len(t.sch.cols))
+	return t.decodeRow(w.row, key, old)
+}
+
+// Update replaces the row with row's primary key by row
+// [row_upd_clust_step, row_upd_sec_step]: the clustered record in place,
+// then, for each secondary index whose columns changed, the old entry
+// deleted and the new one inserted. A missing row is ErrNotFound, a row
+// that no longer fits ErrTooBig; a row equal to the stored one changes
+// nothing. A failure halfway is undone as Insert's is.
+func (t *Table) Update(ctx context.Context, row Row) error {
+	if err := t.live(); err != nil {
+		return err
+	}
+	if err := t.sch.checkRow(row); err != nil {
+		return fmt.Errorf("zipsim: %s: update: %w", t.name, err)
+	}
+	w := getWork()
+	defer putWork(w)
+	s := t.sch
+	p, h := t.locate(w, row)
+	defer t.lockRow(h).Unlock()
+	if err := t.readOld(ctx, p, w, "update"); err != nil {
+		return err
+	}
+	w.val = s.appendValue(w.val[:0], row)
+	if bytes.Equal(w.val, w.old) {
+		return nil
+	}
+	if err := t.oldRow(w, w.key, w.old); err != nil {
+		return err
+	}
+	if err := p.indexes[0].Update(ctx, w.key, w.val); err != nil {
+		return t.fail("update", err)
+	}
+	w.log(undoUpdate, 0, w.key, w.old)
+	for i := 1; i < len(p.indexes); i++ {
+		x := &s.indexes[i]
+		w.sec = s.appendKey(w.sec[:0], x, w.row)
+		w.sec2 = s.appendKey(w.sec2[:0], x, row)
+		if bytes.Equal(w.sec, w.sec2) {
+			continue
+		}
+		if err := p.indexes[i].Delete(ctx, w.sec); err != nil {
+			return t.rollback(ctx, p, w, "update of index "+x.name, err)
+		}
+		w.log(undoInsert, i, w.sec, nil)
+		if err := p.indexes[i].Insert(ctx, w.sec2, nil); err != nil {
+			return t.rollback(ctx, p, w, "update of index "+x.name, err)
+		}
+		w.log(undoDelete, i, w.sec2, nil)
+	}
+	return nil
+}
+
+// Delete removes the row whose primary key is pk, and its secondary
+// entries [row_upd_del_mark_clust_rec, row_upd_sec_index_entry; zipsim
+// removes records at once where InnoDB delete-marks them for purge]. A
+// missing row is ErrNotFound. A failure halfway is undone as Insert's is.
+func (t *Table) Delete(ctx context.Context, pk ...Value) error {
+	if err := t.live(); err != nil {
+		return err
+	}
+	if err := t.checkPK(pk); err != nil {
+		return fmt.Errorf("zipsim: %s: delete: %w", t.name, err)
+	}
+	w := getWork()
+	defer putWork(w)
+	s := t.sch
+	p, h := t.locatePK(w, pk)
+	defer t.lockRow(h).Unlock()
+	if err := t.readOld(ctx, p, w, "delete"); err != nil {
+		return err
+	}
+	if err := t.oldRow(w, w.key, w.old); err != nil {
+		return err
+	}
+	if err := p.indexes[0].Delete(ctx, w.key); err != nil {
+		return t.fail("delete", err)
+	}
+	w.log(undoInsert, 0, w.key, w.old)
+	for i := 1; i < len(p.indexes); i++ {
+		w.sec = s.appendKey(w.sec[:0], &s.indexes[i], w.row)
+		if err := p.indexes[i].Delete(ctx, w.sec); err != nil {
+			return t.rollback(ctx, p, w, "delete from index "+s.indexes[i].name, err)
+		}
+		w.log(undoInsert, i, w.sec, nil)
+	}
+	return nil
+}
