@@ -35,9 +35,18 @@ func (ix *Index) BulkLoad(ctx context.Context, next func() (key, value []byte, o
 		return fmt.Errorf("%w: %q", ErrNotEmpty, ix.o.Name)
 	}
 	b := bulk{ix: ix, ctx: ctx, st: ix.ctr.Stripe()}
-	defer b.release()
+	if err := b.load(next); err != nil {
+		b.abort()
+		return err
+	}
+	return nil
+}
+
+// load builds the tree from next and counts its rows once it stands.
+func (b *bulk) load(next func() (key, value []byte, ok bool, err error)) error {
+	ix := b.ix
 	var last []byte
-	rows := 0
+	rows, data := 0, 0
 	for {
 		key, value, ok, err := next()
 		if err != nil {
@@ -57,13 +66,19 @@ func (ix *Index) BulkLoad(ctx context.Context, next func() (key, value []byte, o
 		if err := b.add(0, r); err != nil {
 			return err
 		}
-		ix.countInsert(r, b.st)
 		rows++
+		data += recSize(ix.kind, &r)
 	}
 	if rows == 0 {
 		return nil
 	}
-	return b.finish()
+	if err := b.finish(); err != nil {
+		return err
+	}
+	b.st.Add(cInserts, uint64(rows))
+	b.st.Add(cRows, uint64(rows))
+	b.st.Add(cLeafData, uint64(data))
+	return nil
 }
 
 // bulkLevel is one level's PageBulk: the page being filled and the last
@@ -91,6 +106,7 @@ type bulk struct {
 	ctx    context.Context
 	st     stripe.Stripe
 	levels []*bulkLevel
+	pages  []uint32 // allocated, for abort
 }
 
 func (b *bulk) level(l int) *bulkLevel {
@@ -100,10 +116,14 @@ func (b *bulk) level(l int) *bulkLevel {
 	return b.levels[l]
 }
 
-// release drops the open pages' latches after an error.
-func (b *bulk) release() {
+// abort drops the open pages' latches after an error and gives every page
+// built back to the space: none is reachable from the root yet.
+func (b *bulk) abort() {
 	for _, lv := range b.levels {
 		lv.g.Release()
+	}
+	for _, no := range b.pages {
+		b.ix.o.Alloc.FreePage(no)
 	}
 }
 
@@ -164,8 +184,10 @@ func (b *bulk) newPage(l int) (bufpool.Guard, error) {
 	g, err := b.ix.newPage(b.ctx, no, l, page.FilNull, page.FilNull)
 	if err != nil {
 		b.ix.o.Alloc.FreePage(no)
+		return g, err
 	}
-	return g, err
+	b.pages = append(b.pages, no)
+	return g, nil
 }
 
 // commit finishes page g of level l [PageBulk::commit, PageBulk::compress,
@@ -268,6 +290,11 @@ func (b *bulk) splitHalf(l int, p page.IndexPage) (bufpool.Guard, error) {
 // the top level into the root [BtrBulk::finish].
 func (b *bulk) finish() error {
 	ix := b.ix
+	if err := b.ctx.Err(); err != nil {
+		return err
+	}
+	// From here on the root changes: no stopping halfway.
+	b.ctx = modifyTree(b.ctx)
 	top := 0
 	for l := 0; l < len(b.levels); l++ {
 		lv := b.levels[l]
@@ -294,7 +321,7 @@ func (b *bulk) finish() error {
 	defer tg.Release()
 	rp, rz := page.IndexPage(rg.Frame()), rg.Zip()
 	tp, tz := page.IndexPage(tg.Frame()), tg.Zip()
-	if err := ix.resetRoot(rp, rz, top); err != nil {
+	if err := ix.emptyPage(rp, rz, top); err != nil {
 		return err
 	}
 	if err := ix.moveRecords(tp, tz, rp, rz, 0, tp.NRecs(), b.st); err != nil {
@@ -305,11 +332,12 @@ func (b *bulk) finish() error {
 	}
 	tg.Release()
 	ix.o.Alloc.FreePage(topNo)
-	ix.perLevel = make([]int, top+1)
+	counts := make([]int, top+1)
 	for l := range top {
-		ix.perLevel[l] = b.levels[l].pages
+		counts[l] = b.levels[l].pages
 	}
-	ix.perLevel[top] = 1
+	counts[top] = 1
+	ix.setLevels(counts)
 	ix.height.Store(int32(top + 1))
 	return nil
 }

@@ -13,7 +13,8 @@ import (
 // violation it finds [btr_validate_index, btr_validate_level,
 // page_zip_validate]: each page well formed and of this index and level,
 // keys ascending within and across pages, node pointer keys bounding
-// their children (slot 0 stands for the parent's own bound), no empty page
+// their children (slot 0 stands for the parent's own bound and keeps a key
+// within it, or the empty key on a level's first page), no empty page
 // but the root, leaf and node links matching the left-to-right order of
 // each level, every zip image decompressing to its frame, and the counted
 // rows, leaf bytes and pages per level matching the tree. The counts are
@@ -39,16 +40,20 @@ func (ix *Index) Check(ctx context.Context) []error {
 				c.errorf("level %d page %d: links prev %d next %d, want %d and %d", level, l.no, l.prev, l.next, wantPrev, wantNext)
 			}
 		}
-		if level < len(ix.perLevel) && ix.perLevel[level] != len(pages) {
-			c.errorf("level %d: %d pages counted, %d in the tree", level, ix.perLevel[level], len(pages))
+		if n := ix.perLevel[level].Load(); n != int64(len(pages)) {
+			c.errorf("level %d: %d pages counted, %d in the tree", level, n, len(pages))
 		}
 	}
-	s := ix.Stats()
-	if s.Rows != c.rows {
-		c.errorf("%d rows counted, %d in the tree", s.Rows, c.rows)
+	for l := len(c.levels); l < maxLevels; l++ {
+		if n := ix.perLevel[l].Load(); n != 0 {
+			c.errorf("level %d is above the root but counts %d pages", l, n)
+		}
 	}
-	if s.LeafDataBytes != c.data {
-		c.errorf("%d leaf bytes counted, %d in the tree", s.LeafDataBytes, c.data)
+	if rows := int64(ix.ctr.Sum(cRows)); rows != c.rows {
+		c.errorf("%d rows counted, %d in the tree", rows, c.rows)
+	}
+	if data := int64(ix.ctr.Sum(cLeafData)); data != c.data {
+		c.errorf("%d leaf bytes counted, %d in the tree", data, c.data)
 	}
 	return c.errs
 }
@@ -109,9 +114,14 @@ func (c *checker) visit(ctx context.Context, pageNo uint32, level int, lo, hi []
 	if n == 0 && level > 0 {
 		c.errorf("node page %d has no node pointers", pageNo)
 	}
+	// Slot 0 of a node page stands for minus infinity; its key is the
+	// page's lower bound, or empty on the leftmost page of a level.
 	first := 0
-	if level > 0 {
-		first = 1 // slot 0 is minus infinity
+	if level > 0 && n > 0 && len(p.Key(0)) == 0 {
+		if lo != nil {
+			c.errorf("node page %d: slot 0 has the empty key but the page's lower bound is %x", pageNo, lo)
+		}
+		first = 1
 	}
 	for i := first; i < n; i++ {
 		k := p.Key(i)

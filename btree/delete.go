@@ -16,11 +16,15 @@ import (
 func (ix *Index) Delete(ctx context.Context, key []byte) error {
 	st := ix.ctr.Stripe()
 	done, err := ix.deleteOptimistic(ctx, key, st)
+	if err == nil && !done {
+		err = ctx.Err()
+	}
 	if err != nil || done {
 		return err
 	}
 	ix.lock.Lock()
 	defer ix.lock.Unlock()
+	ctx = modifyTree(ctx)
 	lp, err := ix.seekLeafX(ctx, key)
 	if err != nil {
 		return err

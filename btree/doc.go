@@ -74,7 +74,12 @@
 //     merges across parents, rewriting the grandparent's node pointer. An
 //     empty page that cannot merge is discarded.
 //   - innodb_log_compressed_pages is ON: recompressions after a full log
-//     use page_zip_reorganize, as MySQL's default does.
+//     use page_zip_reorganize, as MySQL's default does, and a page is
+//     reorganized before an insert only when its garbage holds the room.
+//   - The root takes over its only child whenever a merge or discard
+//     leaves it with one; InnoDB lifts from btr_compress of that child.
+//   - 5.7's btr_insert_into_right_sibling (an insert at the end of a full
+//     leaf tried on the next leaf before splitting) is not modelled.
 //   - A record that cannot fit an empty page gets ErrTooBig; off-page
 //     columns are a later layer.
 //   - Sequential-insert detection uses PAGE_LAST_INSERT as InnoDB does;

@@ -3,6 +3,7 @@ package btree
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -35,8 +36,9 @@ type Index struct {
 	lock latch.RWMutex
 	// height changes only under lock held exclusively.
 	height atomic.Int32
-	// perLevel counts pages per level; written under lock exclusive.
-	perLevel []int
+	// perLevel counts pages per level, changed only under lock held
+	// exclusively; atomics let Stats read it without the lock.
+	perLevel [maxLevels]atomic.Int64
 	pad      padding
 	ctr      *stripe.Counters
 	scratch  sync.Pool // page-size buffers for reorganizations
@@ -66,7 +68,7 @@ func Create(ctx context.Context, o Options) (*Index, error) {
 	g.Release()
 	ix.root = root
 	ix.height.Store(1)
-	ix.perLevel = []int{1}
+	ix.setLevels([]int{1})
 	return ix, nil
 }
 
@@ -93,10 +95,12 @@ func Open(ctx context.Context, o Options, root uint32) (*Index, error) {
 	}
 	ix.height.Store(int32(p.Level() + 1))
 	g.Release()
-	ix.perLevel = make([]int, ix.height.Load())
+	if ix.height.Load() > maxLevels {
+		return nil, fmt.Errorf("btree: root page %d of index %q is at level %d; at most %d levels", root, o.Name, ix.height.Load()-1, maxLevels)
+	}
 	var rows, data int64
 	err = ix.walk(ctx, func(level int, p page.IndexPage) error {
-		ix.perLevel[level]++
+		ix.perLevel[level].Add(1)
 		if level == 0 {
 			rows += int64(p.NRecs())
 			data += int64(p.DataSize())
@@ -130,6 +134,31 @@ func newIndex(o Options) (*Index, error) {
 	return ix, nil
 }
 
+// maxLevels bounds the height of a tree: 2^31 leaves with two node
+// pointers per page, more than a tablespace can hold.
+const maxLevels = 32
+
+// setLevels sets the page counts of every level.
+func (ix *Index) setLevels(counts []int) {
+	for l := range ix.perLevel {
+		n := 0
+		if l < len(counts) {
+			n = counts[l]
+		}
+		ix.perLevel[l].Store(int64(n))
+	}
+}
+
+// levels returns the page counts of the tree's levels, leaves first.
+func (ix *Index) levels() []int {
+	h := int(ix.height.Load())
+	counts := make([]int, h)
+	for l := range counts {
+		counts[l] = int(ix.perLevel[l].Load())
+	}
+	return counts
+}
+
 // Root returns the root page number, which never changes.
 func (ix *Index) Root() uint32 { return ix.root }
 
@@ -150,10 +179,11 @@ func (ix *Index) fix(ctx context.Context, pageNo uint32, mode bufpool.Mode) (buf
 // the pool, so it is fixed instead of created.
 func (ix *Index) newPage(ctx context.Context, pageNo uint32, level int, prev, next uint32) (bufpool.Guard, error) {
 	g, err := ix.pool.Create(ctx, ix.id(pageNo))
+	if errors.Is(err, bufpool.ErrExists) {
+		g, err = ix.fix(ctx, pageNo, bufpool.Exclusive)
+	}
 	if err != nil {
-		if g, err = ix.fix(ctx, pageNo, bufpool.Exclusive); err != nil {
-			return bufpool.Guard{}, err
-		}
+		return bufpool.Guard{}, err
 	}
 	p, err := page.CreateIndex(g.Frame(), page.IndexOptions{
 		PageNo: pageNo, SpaceID: ix.o.Space, IndexID: ix.o.ID, Level: level,
@@ -267,17 +297,13 @@ func (ix *Index) walk(ctx context.Context, fn func(level int, p page.IndexPage) 
 	return nil
 }
 
-// Stats returns a snapshot of the index's counters and shape.
+// Stats returns a snapshot of the index's counters and shape. It takes no
+// lock: while a structure change runs, the shape may be a moment old.
 func (ix *Index) Stats() Stats {
 	var c [nCounters]uint64
 	ix.ctr.SumAll(c[:])
-	ix.lock.RLock()
-	s := Stats{
-		Name: ix.o.Name, ID: ix.o.ID,
-		Height:        int(ix.height.Load()),
-		PagesPerLevel: append([]int(nil), ix.perLevel...),
-	}
-	ix.lock.RUnlock()
+	levels := ix.levels()
+	s := Stats{Name: ix.o.Name, ID: ix.o.ID, Height: len(levels), PagesPerLevel: levels}
 	s.Inserts, s.InsertsOptimistic, s.InsertsPessimistic = c[cInserts], c[cInsertsOptimistic], c[cInsertsPessimistic]
 	s.Updates, s.UpdatesInPlace, s.UpdatesPessimistic = c[cUpdates], c[cUpdatesInPlace], c[cUpdatesPessimistic]
 	s.Deletes = c[cDeletes]

@@ -81,22 +81,31 @@ func (ix *Index) Insert(ctx context.Context, key, value []byte) error {
 	st := ix.ctr.Stripe()
 	r := ix.leafRecord(key, value)
 	done, err := ix.insertOptimistic(ctx, r, st)
+	if err == nil && !done {
+		err = ctx.Err()
+	}
 	if err != nil || done {
 		return err
 	}
 	ix.lock.Lock()
 	unlocked := false
-	st.Add(cInsertsPessimistic, 1)
-	err = ix.insertPessimistic(ctx, r, st, &unlocked)
+	err = ix.insertPessimistic(modifyTree(ctx), r, st, &unlocked)
 	if !unlocked {
 		ix.lock.Unlock()
 	}
 	if err != nil {
 		return err
 	}
+	st.Add(cInsertsPessimistic, 1)
 	ix.countInsert(r, st)
 	return nil
 }
+
+// modifyTree returns the context for a structure change: once pages start
+// to change it must run to its end, as an InnoDB mini-transaction does, so
+// cancellation is checked before it starts (by the caller's ctx.Err())
+// and not after.
+func modifyTree(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 func (ix *Index) countInsert(r page.Record, st stripe.Stripe) {
 	st.Add(cInserts, 1)

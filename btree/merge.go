@@ -52,6 +52,14 @@ func (ix *Index) compressIfUseful(ctx context.Context, path []uint32, level int,
 		return errors.New("btree: merge: page not found in its parent")
 	}
 	merged := false
+	if n == 0 {
+		// btr_cur_pessimistic_delete discards a page it empties: nothing
+		// to move, so no sibling is recompressed.
+		if err := ix.discard(ctx, pageNo, parentNo, i, st); err != nil {
+			return err
+		}
+		return ix.compressIfUseful(ctx, path[:len(path)-1], level+1, st)
+	}
 	if left != page.FilNull {
 		if merged, err = ix.mergeInto(ctx, pageNo, left, parentNo, i, true, st); err != nil {
 			return err
@@ -61,12 +69,6 @@ func (ix *Index) compressIfUseful(ctx context.Context, path []uint32, level int,
 		if merged, err = ix.mergeInto(ctx, pageNo, right, parentNo, i, false, st); err != nil {
 			return err
 		}
-	}
-	if !merged && n == 0 {
-		if err := ix.discard(ctx, pageNo, parentNo, i, st); err != nil {
-			return err
-		}
-		merged = true
 	}
 	if !merged {
 		return nil
@@ -173,10 +175,12 @@ func (ix *Index) mergeInto(ctx context.Context, pageNo, sib, parentNo uint32, sl
 	return true, nil
 }
 
-// discard removes an empty page that could not merge: its entry leaves the
-// parent and the page leaves its level [btr_discard_page]. Slot 0 of a
-// node page stands for minus infinity, so whichever entry becomes slot 0
-// takes over the range, which holds no records.
+// discard removes an empty page: its entry leaves the parent and the page
+// leaves its level [btr_discard_page]. When the page is the parent's
+// first child, slot 0 keeps its key (the parent's lower bound) and is
+// pointed at the second child, whose own entry goes: a key left in slot 0
+// must not be above keys that descend through it, or a later split of that
+// child would put a smaller key after it.
 func (ix *Index) discard(ctx context.Context, pageNo, parentNo uint32, slot int, st stripe.Stripe) error {
 	g, err := ix.fix(ctx, pageNo, bufpool.Shared)
 	if err != nil {
@@ -193,7 +197,15 @@ func (ix *Index) discard(ctx context.Context, pageNo, parentNo uint32, slot int,
 		return err
 	}
 	pp, pz := page.IndexPage(pg.Frame()), pg.Zip()
-	err = pageDelete(pp, pz, slot)
+	if slot == 0 && pp.NRecs() > 1 {
+		if err = pp.SetChild(0, pp.Child(1)); err == nil && pz != nil {
+			err = pz.WriteChild(pp, 0)
+		}
+		slot = 1
+	}
+	if err == nil {
+		err = pageDelete(pp, pz, slot)
+	}
 	if err == nil {
 		err = pg.MarkDirty()
 	}
@@ -216,7 +228,7 @@ func (ix *Index) unlink(ctx context.Context, prev, next, pageNo uint32) error {
 
 // freePage gives a page back to the space.
 func (ix *Index) freePage(pageNo uint32, level int) {
-	ix.perLevel[level]--
+	ix.perLevel[level].Add(-1)
 	ix.o.Alloc.FreePage(pageNo)
 }
 
@@ -235,15 +247,14 @@ func (ix *Index) liftRoot(ctx context.Context, st stripe.Stripe) error {
 			return nil
 		}
 		if rp.NRecs() == 0 {
-			err := ix.resetRoot(rp, rz, 0)
+			err := ix.emptyPage(rp, rz, 0)
 			if err == nil {
 				err = rg.MarkDirty()
 			}
 			rg.Release()
 			if err == nil {
 				ix.height.Store(1)
-				ix.perLevel = ix.perLevel[:1]
-				ix.perLevel[0] = 1
+				ix.setLevels([]int{1})
 			}
 			return err
 		}
@@ -255,7 +266,7 @@ func (ix *Index) liftRoot(ctx context.Context, st stripe.Stripe) error {
 		}
 		cp, cz := page.IndexPage(cg.Frame()), cg.Zip()
 		level := cp.Level()
-		err = ix.resetRoot(rp, rz, level)
+		err = ix.emptyPage(rp, rz, level)
 		if err == nil {
 			err = ix.moveRecords(cp, cz, rp, rz, 0, cp.NRecs(), st)
 		}
@@ -269,16 +280,16 @@ func (ix *Index) liftRoot(ctx context.Context, st stripe.Stripe) error {
 		}
 		ix.o.Alloc.FreePage(childNo)
 		h := int(ix.height.Add(-1))
-		ix.perLevel = ix.perLevel[:h]
-		ix.perLevel[h-1] = 1
+		ix.perLevel[h].Store(0)
+		ix.perLevel[h-1].Store(1)
 		st.Add(cLifts, 1)
 	}
 	return nil
 }
 
-// resetRoot empties the root at level [btr_page_empty: page_create_zip is
-// one compression on a compressed index].
-func (ix *Index) resetRoot(rp page.IndexPage, rz *page.Zip, level int) error {
+// emptyPage empties a page and sets its level [btr_page_empty:
+// page_create_zip is one compression on a compressed index].
+func (ix *Index) emptyPage(rp page.IndexPage, rz *page.Zip, level int) error {
 	if err := rp.Empty(level); err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 // index's padding rounds [dict_index_zip_success, dict_index_zip_failure].
 func (ix *Index) compress(p page.IndexPage, z *page.Zip) error {
 	err := z.Compress(p, ix.env)
-	if p.IsLeaf() {
+	if p.IsLeaf() && (err == nil || errors.Is(err, page.ErrDoesNotFit)) {
 		ix.pad.record(err == nil)
 	}
 	return err
@@ -60,12 +60,15 @@ func recSize(k page.Kind, r *page.Record) int {
 }
 
 // pageInsert inserts r as slot of p, mirroring it into z on a compressed
-// page [page_cur_tuple_insert → page_cur_insert_rec_zip, 5.7]. It reports
-// false, with the page as it was, when the record does not fit. On a
-// compressed page that costs what InnoDB pays: a reorganization when the
-// log holds entries or the page garbage (one compress), then an insert into
-// the frame alone and a recompression (one compress), and a decompression
-// to restore the frame when that fails.
+// page [page_cur_tuple_insert → page_cur_insert_rec_zip, 5.7, with
+// innodb_log_compressed_pages=ON]. It reports false, with the page as it
+// was, when the record does not fit. On a compressed page that costs what
+// InnoDB pays: when the log cannot take the record, the record goes into
+// the frame alone and the page is recompressed by page_zip_reorganize (one
+// compress), and a failure is undone by decompressing the image (one
+// decompress). The page is reorganized first only when its garbage holds
+// the room the frame lacks (reorg_before_insert), and an empty page is
+// recreated (page_create_zip, one compress) to drop its log.
 func (ix *Index) pageInsert(p page.IndexPage, z *page.Zip, slot int, r page.Record, st stripe.Stripe) (bool, error) {
 	if z == nil {
 		_, err := p.Insert(slot, r)
@@ -75,31 +78,27 @@ func (ix *Index) pageInsert(p page.IndexPage, z *page.Zip, slot int, r page.Reco
 		return err == nil, err
 	}
 	size := recSize(p.Kind(), &r)
-	if z.Available(size, true) {
-		_, err := p.Insert(slot, r)
-		switch {
-		case err == nil:
-			return true, z.LogInsert(p, slot)
-		case !errors.Is(err, page.ErrNoSpace):
-			return false, err
-		case p.MaxInsertSizeAfterReorganize() < size:
-			return false, nil
-		}
-		// reorg_before_insert: the frame needs its garbage back.
+	reorgBeforeInsert := p.Garbage() > 0 && size > p.MaxInsertSize() && size <= p.MaxInsertSizeAfterReorganize()
+	if z.Available(size, true) && !reorgBeforeInsert {
+		return ix.logInsert(p, z, slot, r)
 	}
-	if z.LogNonEmpty() || p.Garbage() > 0 {
+	switch {
+	case p.NRecs() == 0:
+		if err := ix.emptyPage(p, z, p.Level()); err != nil {
+			return false, ignoreNoFit(err)
+		}
+		if z.Available(size, true) {
+			return ix.logInsert(p, z, slot, r)
+		}
+		return false, nil
+	case !z.LogNonEmpty() && p.Garbage() == 0:
+		// Freshly compressed: a reorganization cannot help.
+	case reorgBeforeInsert:
 		if err := ix.reorganize(p, z, st); err != nil {
 			return false, ignoreNoFit(err)
 		}
 		if z.Available(size, true) {
-			_, err := p.Insert(slot, r)
-			if err == nil {
-				return true, z.LogInsert(p, slot)
-			}
-			if !errors.Is(err, page.ErrNoSpace) {
-				return false, err
-			}
-			return false, nil
+			return ix.logInsert(p, z, slot, r)
 		}
 	}
 	if _, err := p.Insert(slot, r); err != nil {
@@ -112,6 +111,15 @@ func (ix *Index) pageInsert(p page.IndexPage, z *page.Zip, slot int, r page.Reco
 		return false, err
 	}
 	return false, ix.restore(p, z, st)
+}
+
+// logInsert inserts r into the frame and appends it to the modification
+// log, which Available said has room.
+func (ix *Index) logInsert(p page.IndexPage, z *page.Zip, slot int, r page.Record) (bool, error) {
+	if _, err := p.Insert(slot, r); err != nil {
+		return false, ignoreNoSpace(err)
+	}
+	return true, z.LogInsert(p, slot)
 }
 
 // insertOrReorganize is pageInsert followed, on an uncompressed page, by a

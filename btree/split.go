@@ -168,6 +168,9 @@ func (ix *Index) splitAndInsert(ctx context.Context, path []uint32, level int, r
 		if err != nil || done {
 			return err
 		}
+		if unlocked != nil && *unlocked {
+			return fmt.Errorf("btree: index %q: the record did not fit the half it was sure to fit", ix.o.Name)
+		}
 		if iter > 64 {
 			return fmt.Errorf("btree: index %q: a %d-byte record still does not fit after %d splits", ix.o.Name, size, iter)
 		}
@@ -206,7 +209,7 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 		return false, err
 	}
 	defer ng.Release()
-	ix.perLevel[level]++
+	ix.perLevel[level].Add(1)
 	np, nz := page.IndexPage(ng.Frame()), ng.Zip()
 
 	n := p.NRecs()
@@ -371,6 +374,9 @@ func (ix *Index) copyTrim(src page.IndexPage, sz *page.Zip, dst page.IndexPage, 
 // [btr_root_raise_and_insert]. It returns the new page, which the caller
 // then splits.
 func (ix *Index) raiseRoot(ctx context.Context, st stripe.Stripe) (uint32, error) {
+	if ix.height.Load() >= maxLevels {
+		return 0, fmt.Errorf("btree: index %q already has %d levels", ix.o.Name, maxLevels)
+	}
 	st.Add(cRootRaises, 1)
 	rg, err := ix.fix(ctx, ix.root, bufpool.Exclusive)
 	if err != nil {
@@ -417,7 +423,7 @@ func (ix *Index) raiseRoot(ctx context.Context, st stripe.Stripe) (uint32, error
 		return 0, err
 	}
 	// The root moved up a level and newNo took its place on the old one.
-	ix.perLevel = append(ix.perLevel, 1)
+	ix.perLevel[level+1].Store(1)
 	ix.height.Add(1)
 	return newNo, nil
 }
@@ -464,7 +470,7 @@ func (ix *Index) insertNodePtr(ctx context.Context, path []uint32, level int, af
 		}
 	}
 	r := page.Record{Key: key, Child: child}
-	ok, err := ix.pageInsert(pp, pz, i+1, r, st)
+	ok, err := ix.insertOrReorganize(pp, pz, i+1, r, st)
 	if err == nil {
 		err = pg.MarkDirty()
 	}

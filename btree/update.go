@@ -20,13 +20,19 @@ func (ix *Index) Update(ctx context.Context, key, value []byte) error {
 	st := ix.ctr.Stripe()
 	r := ix.leafRecord(key, value)
 	done, err := ix.updateOptimistic(ctx, r, st)
+	if err == nil && !done {
+		err = ctx.Err()
+	}
 	if err != nil || done {
 		return err
 	}
 	ix.lock.Lock()
 	defer ix.lock.Unlock()
+	if err := ix.updatePessimistic(modifyTree(ctx), r, st); err != nil {
+		return err
+	}
 	st.Add(cUpdatesPessimistic, 1)
-	return ix.updatePessimistic(ctx, r, st)
+	return nil
 }
 
 // updateOptimistic changes the record on its leaf under the shared index
@@ -47,7 +53,7 @@ func (ix *Index) updateOptimistic(ctx context.Context, r page.Record, st stripe.
 	oldSize, newSize := p.RecSize(slot), recSize(ix.kind, &r)
 	if newSize == oldSize {
 		if z != nil && !z.Available(newSize, false) {
-			if ok, err := ix.updateAllocZip(p, z, oldSize, newSize, false, st); err != nil || !ok {
+			if ok, err := ix.updateAllocZip(p, z, newSize, false, st); err != nil || !ok {
 				return false, err
 			}
 		}
@@ -63,20 +69,24 @@ func (ix *Index) updateOptimistic(ctx context.Context, r page.Record, st stripe.
 		st.Add(cUpdatesInPlace, 1)
 		return true, g.MarkDirty()
 	}
-	// btr_cur_optimistic_update: a page that would fall below the merge
-	// limit, or lacks room even after a reorganization, goes pessimistic.
-	dataAfter := p.DataSize() - oldSize + newSize
-	if p.PageNo() != ix.root && dataAfter < ix.mergeLimit() {
+	// btr_cur_optimistic_update: room in the log first (which may
+	// reorganize), then a page that would fall below the merge limit or
+	// lacks room goes pessimistic. A compressed page is not reorganized for
+	// room in the frame: it might not compress afterwards.
+	if z != nil && !z.Available(newSize, true) {
+		if ok, err := ix.updateAllocZip(p, z, newSize, true, st); err != nil || !ok {
+			return false, err
+		}
+	}
+	if p.DataSize()-oldSize+newSize < ix.mergeLimit() {
 		return false, nil
 	}
 	maxSize := oldSize + p.MaxInsertSizeAfterReorganize()
+	if z != nil {
+		maxSize = p.MaxInsertSize()
+	}
 	if !((maxSize >= ix.pageSize/32 && maxSize >= newSize) || p.NRecs() <= 1) {
 		return false, nil
-	}
-	if z != nil && !z.Available(newSize, true) {
-		if ok, err := ix.updateAllocZip(p, z, oldSize, newSize, true, st); err != nil || !ok {
-			return false, err
-		}
 	}
 	ok, err := ix.replace(p, z, slot, r, st)
 	if err != nil || !ok {
@@ -89,13 +99,14 @@ func (ix *Index) updateOptimistic(ctx context.Context, r page.Record, st stripe.
 
 // updateAllocZip is btr_cur_update_alloc_zip for a change that the log
 // cannot take: a freshly compressed page without garbage cannot gain room;
-// a create-update that brings the leaf to the padded optimal size fails;
+// a create-update whose record and the leaf's data (the old record still
+// counted, as InnoDB does) reach the padded optimal size fails;
 // otherwise reorganize (one compress) and look again.
-func (ix *Index) updateAllocZip(p page.IndexPage, z *page.Zip, oldSize, newSize int, create bool, st stripe.Stripe) (bool, error) {
+func (ix *Index) updateAllocZip(p page.IndexPage, z *page.Zip, newSize int, create bool, st stripe.Stripe) (bool, error) {
 	if !z.LogNonEmpty() && p.Garbage() == 0 {
 		return false, nil
 	}
-	if create && p.DataSize()-oldSize+newSize >= ix.pad.optimal() {
+	if create && p.IsLeaf() && p.DataSize()+newSize >= ix.pad.optimal() {
 		st.Add(cPadRefusals, 1)
 		return false, nil
 	}
