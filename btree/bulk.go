@@ -84,21 +84,23 @@ func (b *bulk) load(next func() (key, value []byte, ok bool, err error)) error {
 // bulkLevel is one level's PageBulk: the page being filled and the last
 // page finished, which the next one links to.
 type bulkLevel struct {
-	g     bufpool.Guard
-	open  bool
-	tail  uint32 // last finished page, FilNull before the first
-	pages int    // finished pages
+	g       bufpool.Guard
+	open    bool
+	openKey []byte // the open page's first key
+	tail    uint32 // last finished page, FilNull before the first
+	pages   int    // finished pages
 	// The first finished page's node pointer waits until a second page
 	// shows that the level is not the top.
 	firstKey []byte
 	firstNo  uint32
 }
 
-// take hands the open page over to commit, which releases it.
-func (lv *bulkLevel) take() bufpool.Guard {
+// take hands the open page and its first key over to commit, which
+// releases it.
+func (lv *bulkLevel) take() (bufpool.Guard, []byte) {
 	g := lv.g
 	lv.g, lv.open = bufpool.Guard{}, false
-	return g
+	return g, lv.openKey
 }
 
 type bulk struct {
@@ -137,7 +139,8 @@ func (b *bulk) add(l int, r page.Record) error {
 	}
 	size := recSize(kind, &r)
 	if lv.open && !b.fits(page.IndexPage(lv.g.Frame()), size) {
-		if err := b.commit(l, lv.take()); err != nil {
+		g, key := lv.take()
+		if err := b.commit(l, g, key); err != nil {
 			return err
 		}
 	}
@@ -147,6 +150,12 @@ func (b *bulk) add(l int, r page.Record) error {
 			return err
 		}
 		lv.g, lv.open = g, true
+		// The page's key for the level above; a node page keeps the
+		// empty key in slot 0 (see minKey).
+		lv.openKey = append([]byte(nil), r.Key...)
+		if l > 0 {
+			r.Key = minKey
+		}
 	}
 	p := page.IndexPage(lv.g.Frame())
 	if _, err := p.Insert(p.NRecs(), r); err != nil {
@@ -193,8 +202,8 @@ func (b *bulk) newPage(l int) (bufpool.Guard, error) {
 // commit finishes page g of level l [PageBulk::commit, PageBulk::compress,
 // BtrBulk::pageSplit]: link it after the level's last page, compress it
 // (splitting in half while that fails), release it and pass its node
-// pointer up.
-func (b *bulk) commit(l int, g bufpool.Guard) error {
+// pointer (key, page) up.
+func (b *bulk) commit(l int, g bufpool.Guard, key []byte) error {
 	ix := b.ix
 	lv := b.level(l)
 	p, z := page.IndexPage(g.Frame()), g.Zip()
@@ -203,23 +212,22 @@ func (b *bulk) commit(l int, g bufpool.Guard) error {
 	if z != nil {
 		err := ix.compress(p, z)
 		if errors.Is(err, page.ErrDoesNotFit) && p.NRecs() >= 2 {
-			ng, err := b.splitHalf(l, p)
+			ng, nkey, err := b.splitHalf(l, p)
 			if err != nil {
 				g.Release()
 				return err
 			}
-			if err := b.commit(l, g); err != nil {
+			if err := b.commit(l, g, key); err != nil {
 				ng.Release()
 				return err
 			}
-			return b.commit(l, ng)
+			return b.commit(l, ng, nkey)
 		}
 		if err != nil {
 			g.Release()
 			return fmt.Errorf("btree: bulk load: compress page %d (%d records, %d bytes): %w", pageNo, p.NRecs(), p.DataSize(), err)
 		}
 	}
-	key := append([]byte(nil), p.Key(0)...)
 	err := g.MarkDirty()
 	g.Release()
 	if err != nil {
@@ -239,7 +247,7 @@ func (b *bulk) commit(l int, g bufpool.Guard) error {
 	case 2:
 		// The level's first page starts every level above: its key is
 		// the empty minus infinity.
-		if err := b.add(l+1, page.Record{Key: []byte{}, Child: lv.firstNo}); err != nil {
+		if err := b.add(l+1, page.Record{Key: minKey, Child: lv.firstNo}); err != nil {
 			return err
 		}
 	}
@@ -248,8 +256,9 @@ func (b *bulk) commit(l int, g bufpool.Guard) error {
 
 // splitHalf moves the upper half of p's data to a new page
 // [PageBulk::getSplitRec, copyIn, copyOut]. Bulk pages are compressed only
-// when finished, so the moves touch the frames alone.
-func (b *bulk) splitHalf(l int, p page.IndexPage) (bufpool.Guard, error) {
+// when finished, so the moves touch the frames alone. It returns the new
+// page and its first key.
+func (b *bulk) splitHalf(l int, p page.IndexPage) (bufpool.Guard, []byte, error) {
 	n := p.NRecs()
 	half, acc, cut := p.DataSize()/2, 0, 0
 	for cut < n-1 {
@@ -261,19 +270,24 @@ func (b *bulk) splitHalf(l int, p page.IndexPage) (bufpool.Guard, error) {
 	}
 	ng, err := b.newPage(l)
 	if err != nil {
-		return ng, err
+		return ng, nil, err
 	}
+	key := append([]byte(nil), p.Key(cut)...)
 	np := page.IndexPage(ng.Frame())
 	for i := cut; i < n; i++ {
-		if _, err := np.Insert(i-cut, p.Record(i)); err != nil {
+		r := p.Record(i)
+		if i == cut && l > 0 {
+			r.Key = minKey
+		}
+		if _, err := np.Insert(i-cut, r); err != nil {
 			ng.Release()
-			return ng, err
+			return ng, nil, err
 		}
 	}
 	for i := n - 1; i >= cut; i-- {
 		if _, err := p.Delete(i); err != nil {
 			ng.Release()
-			return ng, err
+			return ng, nil, err
 		}
 	}
 	// copyOut moves the heap top back; a repack leaves the same page.
@@ -283,7 +297,7 @@ func (b *bulk) splitHalf(l int, p page.IndexPage) (bufpool.Guard, error) {
 	if err != nil {
 		ng.Release()
 	}
-	return ng, err
+	return ng, key, err
 }
 
 // finish commits the open pages bottom-up and copies the single page of
@@ -299,7 +313,8 @@ func (b *bulk) finish() error {
 	for l := 0; l < len(b.levels); l++ {
 		lv := b.levels[l]
 		if lv.open {
-			if err := b.commit(l, lv.take()); err != nil {
+			g, key := lv.take()
+			if err := b.commit(l, g, key); err != nil {
 				return err
 			}
 		}
@@ -324,7 +339,7 @@ func (b *bulk) finish() error {
 	if err := ix.emptyPage(rp, rz, top); err != nil {
 		return err
 	}
-	if err := ix.moveRecords(tp, tz, rp, rz, 0, tp.NRecs(), b.st); err != nil {
+	if err := ix.moveRecords(tp, tz, rp, rz, 0, tp.NRecs(), true, b.st); err != nil {
 		return err
 	}
 	if err := rg.MarkDirty(); err != nil {

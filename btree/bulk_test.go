@@ -25,7 +25,10 @@ func sbSource(n int) func() ([]byte, []byte, bool, error) {
 func TestBulkLoad(t *testing.T) {
 	for _, zip := range []int{0, 1024, 2048, 4096, 8192, 16384} {
 		t.Run(fmt.Sprintf("zip=%d", zip), func(t *testing.T) {
-			const n = 20000
+			n := 20000
+			if raceEnabled {
+				n = 5000
+			}
 			_, ix := newIndexT(t, zip, 16<<20)
 			require.NoError(t, ix.BulkLoad(ctx, sbSource(n)))
 			requireCheck(t, ix)

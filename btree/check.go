@@ -13,8 +13,8 @@ import (
 // violation it finds [btr_validate_index, btr_validate_level,
 // page_zip_validate]: each page well formed and of this index and level,
 // keys ascending within and across pages, node pointer keys bounding
-// their children (slot 0 stands for the parent's own bound and keeps a key
-// within it, or the empty key on a level's first page), no empty page
+// their children (slot 0 stands for the parent's own bound and holds the
+// empty key), no empty page
 // but the root, leaf and node links matching the left-to-right order of
 // each level, every zip image decompressing to its frame, and the counted
 // rows, leaf bytes and pages per level matching the tree. The counts are
@@ -114,12 +114,12 @@ func (c *checker) visit(ctx context.Context, pageNo uint32, level int, lo, hi []
 	if n == 0 && level > 0 {
 		c.errorf("node page %d has no node pointers", pageNo)
 	}
-	// Slot 0 of a node page stands for minus infinity; its key is the
-	// page's lower bound, or empty on the leftmost page of a level.
+	// Slot 0 of a node page stands for minus infinity and holds the empty
+	// key (minKey); every other key is real.
 	first := 0
-	if level > 0 && n > 0 && len(p.Key(0)) == 0 {
-		if lo != nil {
-			c.errorf("node page %d: slot 0 has the empty key but the page's lower bound is %x", pageNo, lo)
+	if level > 0 && n > 0 {
+		if k := p.Key(0); len(k) != 0 {
+			c.errorf("node page %d: slot 0 holds key %x, not the empty key", pageNo, k)
 		}
 		first = 1
 	}

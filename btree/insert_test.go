@@ -13,7 +13,10 @@ func TestInsertGetSmoke(t *testing.T) {
 		t.Run(fmt.Sprint(zip), func(t *testing.T) {
 			_, ix := newIndexT(t, zip, 8<<20)
 			r := sbdata.Rand(1)
-			const n = 3000
+			n := 3000
+			if raceEnabled {
+				n = 1000
+			}
 			for _, i := range r.Perm(n) {
 				k, v := sbRow(r, uint32(i+1))
 				require.NoError(t, ix.Insert(ctx, k, v), "row %d", i)

@@ -40,12 +40,17 @@ func (ix *Index) compressIfUseful(ctx context.Context, path []uint32, level int,
 	}
 	pp := page.IndexPage(pg.Frame())
 	i := childSlot(pp, pageNo)
+	// A node page's slot 0 holds the empty key: merging gives it the
+	// separator its parent keeps for it.
 	var left, right uint32 = page.FilNull, page.FilNull
+	var sepPage, sepRight []byte
 	if i > 0 {
 		left = pp.Child(i - 1)
+		sepPage = append(sepPage, pp.Key(i)...)
 	}
 	if i >= 0 && i+1 < pp.NRecs() {
 		right = pp.Child(i + 1)
+		sepRight = append(sepRight, pp.Key(i+1)...)
 	}
 	pg.Release()
 	if i < 0 {
@@ -61,12 +66,12 @@ func (ix *Index) compressIfUseful(ctx context.Context, path []uint32, level int,
 		return ix.compressIfUseful(ctx, path[:len(path)-1], level+1, st)
 	}
 	if left != page.FilNull {
-		if merged, err = ix.mergeInto(ctx, pageNo, left, parentNo, i, true, st); err != nil {
+		if merged, err = ix.mergeInto(ctx, pageNo, left, parentNo, i, true, sepPage, st); err != nil {
 			return err
 		}
 	}
 	if !merged && right != page.FilNull {
-		if merged, err = ix.mergeInto(ctx, pageNo, right, parentNo, i, false, st); err != nil {
+		if merged, err = ix.mergeInto(ctx, pageNo, right, parentNo, i, false, sepRight, st); err != nil {
 			return err
 		}
 	}
@@ -79,8 +84,10 @@ func (ix *Index) compressIfUseful(ctx context.Context, path []uint32, level int,
 // mergeInto moves every record of page into its sibling sib (the left one
 // when toLeft) and removes page from its level and its parent, or reports
 // false when the records do not fit sib or do not compress there
-// [btr_can_merge_with_page, btr_compress].
-func (ix *Index) mergeInto(ctx context.Context, pageNo, sib, parentNo uint32, slot int, toLeft bool, st stripe.Stripe) (bool, error) {
+// [btr_can_merge_with_page, btr_compress]. On node pages sep is the
+// parent's key for the right one of the two, whose slot 0 record (with
+// the empty key) ends up inside the merged page.
+func (ix *Index) mergeInto(ctx context.Context, pageNo, sib, parentNo uint32, slot int, toLeft bool, sep []byte, st stripe.Stripe) (bool, error) {
 	g, err := ix.fix(ctx, pageNo, bufpool.Exclusive)
 	if err != nil {
 		return false, err
@@ -94,7 +101,24 @@ func (ix *Index) mergeInto(ctx context.Context, pageNo, sib, parentNo uint32, sl
 	p := page.IndexPage(g.Frame())
 	sp, sz := page.IndexPage(sg.Frame()), sg.Zip()
 	n := p.NRecs()
-	need := p.DataSize() + 2*n
+	node := p.Level() > 0
+	// The room the records need in sib, directory slots included. On node
+	// pages a record with the empty key becomes one with sep: page's
+	// first when merging left, sib's own first (rewritten, its old copy
+	// left as garbage) when merging right.
+	need := 0
+	for j := range n {
+		need += p.RecSize(j) + 2
+	}
+	sepSize := 0
+	if node {
+		sepSize = page.RecordSize(page.NodePage, len(sep), 0)
+		if toLeft {
+			need += sepSize - p.RecSize(0)
+		} else {
+			need += sepSize
+		}
+	}
 	if need > sp.MaxInsertSizeAfterReorganize()+2 {
 		st.Add(cMergeFailures, 1)
 		return false, nil
@@ -113,14 +137,11 @@ func (ix *Index) mergeInto(ctx context.Context, pageNo, sib, parentNo uint32, sl
 			return false, err
 		}
 	}
-	at := 0
-	if toLeft {
-		at = sp.NRecs()
-	}
-	for j := range n {
-		if _, err := sp.Insert(at+j, p.Record(j)); err != nil {
-			return false, err
+	if err := ix.mergeRecords(p, sp, toLeft, sep); err != nil {
+		if sz != nil {
+			err = errors.Join(err, ix.restore(sp, sz, st))
 		}
+		return false, err
 	}
 	if sz != nil {
 		err := ix.compress(sp, sz)
@@ -232,6 +253,36 @@ func (ix *Index) freePage(pageNo uint32, level int) {
 	ix.o.Alloc.FreePage(pageNo)
 }
 
+// mergeRecords copies every record of p into sp's frame, after sp's
+// records when toLeft, else before them; on node pages the record with the
+// empty key that ends up inside sp gets sep.
+func (ix *Index) mergeRecords(p, sp page.IndexPage, toLeft bool, sep []byte) error {
+	n, node := p.NRecs(), p.Level() > 0
+	at := 0
+	if toLeft {
+		at = sp.NRecs()
+	}
+	for j := range n {
+		r := p.Record(j)
+		if node && toLeft && j == 0 {
+			r.Key = sep
+		}
+		if _, err := sp.Insert(at+j, r); err != nil {
+			return err
+		}
+	}
+	if node && !toLeft {
+		child := sp.Child(n)
+		if _, err := sp.Delete(n); err != nil {
+			return err
+		}
+		if _, err := sp.Insert(n, page.Record{Key: sep, Child: child}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // liftRoot handles the root after its children changed: a node root left
 // with one child takes over the child's records [btr_lift_page_up], and
 // one left with none becomes an empty leaf.
@@ -268,7 +319,7 @@ func (ix *Index) liftRoot(ctx context.Context, st stripe.Stripe) error {
 		level := cp.Level()
 		err = ix.emptyPage(rp, rz, level)
 		if err == nil {
-			err = ix.moveRecords(cp, cz, rp, rz, 0, cp.NRecs(), st)
+			err = ix.moveRecords(cp, cz, rp, rz, 0, cp.NRecs(), true, st)
 		}
 		if err == nil {
 			err = rg.MarkDirty()

@@ -25,7 +25,11 @@ func TestModelSingle(t *testing.T) {
 				}
 				return v
 			}
-			for op := 0; op < 6000; op++ {
+			ops := 6000
+			if raceEnabled {
+				ops = 2000
+			}
+			for op := 0; op < ops; op++ {
 				k := key8(uint64(r.IntN(3000)))
 				_, in := model[string(k)]
 				switch x := r.IntN(10); {

@@ -43,7 +43,11 @@ func rvFill(t *testing.T, ix *Index, n int) {
 // for ever. check.go:46 (s := ix.Stats() under the RLock of check.go:22).
 func TestReviewCheckDeadlocksWithWriter(t *testing.T) {
 	_, ix := newIndexT(t, 8192, 32<<20)
-	rvFill(t, ix, 20000) // a tree Check needs some milliseconds to walk
+	rows := 20000 // a tree Check needs some milliseconds to walk
+	if raceEnabled {
+		rows = 6000 // and the race detector slows it down enough
+	}
+	rvFill(t, ix, rows)
 	deadlock := false
 	for try := 0; try < 5 && !deadlock; try++ {
 		done := make(chan struct{})
@@ -371,7 +375,7 @@ func TestReviewEarlyUnlockStress(t *testing.T) {
 			}
 			dur := 3 * time.Second
 			if raceEnabled {
-				dur = 6 * time.Second
+				dur = 2 * time.Second
 			}
 			stop := time.Now().Add(dur)
 			var wg sync.WaitGroup
@@ -514,7 +518,11 @@ func TestReviewCancelMidSplitLosesRows(t *testing.T) {
 		}
 		return ix, keys
 	}
-	for trial := 0; trial < 60; trial++ {
+	trials := 60
+	if raceEnabled {
+		trials = 18
+	}
+	for trial := 0; trial < trials; trial++ {
 		ix, keys := build()
 		fc := &rvFlakyCtx{Context: ctx, ok: trial % 6}
 		r := rand.New(rand.NewPCG(uint64(trial), 5))

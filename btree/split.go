@@ -212,12 +212,18 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 	ix.perLevel[level].Add(1)
 	np, nz := page.IndexPage(ng.Frame()), ng.Zip()
 
+	// The new node pointer's key: the right half's first key, taken before
+	// the move blanks slot 0 of a node page.
+	sep := r.Key
+	if !pl.insertEmpty {
+		sep = append([]byte(nil), p.Key(pl.cut)...)
+	}
 	n := p.NRecs()
 	lo, hi := pl.cut, n
 	if !pl.up {
 		lo, hi = 0, pl.cut
 	}
-	if err := ix.moveRecords(p, z, np, nz, lo, hi, st); err != nil {
+	if err := ix.moveRecords(p, z, np, nz, lo, hi, !pl.insertEmpty, st); err != nil {
 		return false, err
 	}
 	// Link the new page into its level.
@@ -241,10 +247,6 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 	if !pl.up {
 		left, right, lz, rz = np, p, nz, z
 	}
-	sep := r.Key
-	if !pl.insertEmpty {
-		sep = append([]byte(nil), right.Key(0)...)
-	}
 	// btr_attach_half_pages: the parent learns of the new page first. The
 	// halves stay latched; no other thread is in the tree.
 	if pl.up {
@@ -263,7 +265,15 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 		ix.lock.Unlock()
 		*unlocked = true
 	}
-	ts, _ := tp.Search(r.Key, bytes.Compare)
+	// The tuple's slot in its half follows from the plan; a search could
+	// not place it before a node page's blank slot 0.
+	ts := slot - pl.cut
+	if pl.insertLeft {
+		ts = slot
+	}
+	if level > 0 && ts == 0 {
+		r.Key = minKey // the tuple starts an empty node page
+	}
 	ok, err := ix.insertOrReorganize(tp, tz, ts, r, st)
 	if err != nil {
 		return false, err
@@ -313,10 +323,16 @@ func (ix *Index) relink(ctx context.Context, pageNo uint32, set func(page.Fil)) 
 // compressed (one compress), reorganized when that fails (a second), and
 // when both fail restored and filled instead by copying src's whole image
 // and deleting what does not belong (page_zip_copy_recs): no compression.
-// Deleting the moved records from src never recompresses.
-func (ix *Index) moveRecords(src page.IndexPage, sz *page.Zip, dst page.IndexPage, dz *page.Zip, lo, hi int, st stripe.Stripe) error {
+// Deleting the moved records from src never recompresses. On node pages
+// the first record of each page gets the empty key (minKey), unless
+// blankFirst is false because the caller puts a record before it.
+func (ix *Index) moveRecords(src page.IndexPage, sz *page.Zip, dst page.IndexPage, dz *page.Zip, lo, hi int, blankFirst bool, st stripe.Stripe) error {
 	for i := lo; i < hi; i++ {
-		if _, err := dst.Insert(i-lo, src.Record(i)); err != nil {
+		r := src.Record(i)
+		if i == lo && blankFirst && dst.Level() > 0 {
+			r.Key = minKey
+		}
+		if _, err := dst.Insert(i-lo, r); err != nil {
 			return fmt.Errorf("btree: move record %d: %w", i, err)
 		}
 	}
@@ -340,7 +356,37 @@ func (ix *Index) moveRecords(src page.IndexPage, sz *page.Zip, dst page.IndexPag
 			return err
 		}
 	}
-	return nil
+	if blankFirst {
+		if err := ix.blankSlot0(dst, dz, st); err != nil {
+			return err
+		}
+	}
+	return ix.blankSlot0(src, sz, st)
+}
+
+// minKey is the key of slot 0 on every node page: minus infinity. InnoDB
+// flags the first node pointer of a level's first page so
+// (REC_INFO_MIN_REC_FLAG) and keeps a real key elsewhere; zipsim uses the
+// empty key on every node page, so that a page whose range grows downward
+// (a discarded first child) never holds a key above keys routed to it.
+var minKey = []byte{}
+
+// blankSlot0 gives slot 0 of a node page the empty key, after a move left
+// a real key there: one small delete and insert, through the log on a
+// compressed page.
+func (ix *Index) blankSlot0(p page.IndexPage, z *page.Zip, st stripe.Stripe) error {
+	if p.Level() == 0 || p.NRecs() == 0 || len(p.Key(0)) == 0 {
+		return nil
+	}
+	child := p.Child(0)
+	if err := pageDelete(p, z, 0); err != nil {
+		return err
+	}
+	ok, err := ix.pageInsert(p, z, 0, page.Record{Key: minKey, Child: child}, st)
+	if err == nil && !ok {
+		err = fmt.Errorf("btree: index %q: node page %d cannot take back its first pointer", ix.o.Name, p.PageNo())
+	}
+	return err
 }
 
 // copyTrim makes dst a byte copy of src, keeping dst's FIL header, and
@@ -396,7 +442,7 @@ func (ix *Index) raiseRoot(ctx context.Context, st stripe.Stripe) (uint32, error
 	}
 	defer ng.Release()
 	np, nz := page.IndexPage(ng.Frame()), ng.Zip()
-	if err := ix.moveRecords(rp, rz, np, nz, 0, rp.NRecs(), st); err != nil {
+	if err := ix.moveRecords(rp, rz, np, nz, 0, rp.NRecs(), true, st); err != nil {
 		return 0, err
 	}
 	if err := rp.Empty(level + 1); err != nil {
@@ -407,9 +453,7 @@ func (ix *Index) raiseRoot(ctx context.Context, st stripe.Stripe) (uint32, error
 			return 0, fmt.Errorf("btree: compress the emptied root: %w", err)
 		}
 	}
-	// Slot 0 stands for minus infinity: an empty key keeps every later
-	// node pointer's key above it.
-	ok, err := ix.pageInsert(rp, rz, 0, page.Record{Key: []byte{}, Child: newNo}, st)
+	ok, err := ix.pageInsert(rp, rz, 0, page.Record{Key: minKey, Child: newNo}, st)
 	if err != nil {
 		return 0, err
 	}

@@ -1,0 +1,246 @@
+package btree
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/zipsim/zipsim/bufpool"
+	"github.com/zipsim/zipsim/internal/sbdata"
+)
+
+// benchZips are the sub-benchmarks' zip sizes: 0 is an uncompressed table.
+var benchZips = []int{0, 1024, 2048, 4096, 8192, 16384}
+
+func zipName(zip int) string { return fmt.Sprintf("zip=%dK", zip/1024) }
+
+// benchRows is how many sysbench rows the read benchmarks' tree holds.
+const benchRows = 20000
+
+// cachedIndex returns an index of zip size zip holding sysbench rows
+// 1..rows, built by BulkLoad on a pool that holds it whole, every page
+// fixed once so that each has its frame: a cached tree.
+func cachedIndex(b testing.TB, zip, rows int) (*Index, *bufpool.Pool) {
+	b.Helper()
+	e, ix := newIndexT(b, zip, 64<<20)
+	r := sbdata.Rand(4)
+	id := 0
+	require.NoError(b, ix.BulkLoad(ctx, func() ([]byte, []byte, bool, error) {
+		if id == rows {
+			return nil, nil, false, nil
+		}
+		id++
+		k, v := sbRow(r, uint32(id))
+		return k, v, true, nil
+	}))
+	var dst []byte
+	for id := 1; id <= rows; id++ {
+		var found bool
+		var err error
+		dst, found, err = ix.Get(ctx, sbdata.Key(uint32(id)), dst[:0])
+		require.NoError(b, err)
+		require.True(b, found)
+	}
+	return ix, e.pool
+}
+
+// benchKeys returns the keys of rows 1..rows in a random order.
+func benchKeys(rows int) [][]byte {
+	keys := make([][]byte, rows)
+	for i, id := range rand.New(rand.NewPCG(5, 6)).Perm(rows) {
+		keys[i] = sbdata.Key(uint32(id + 1))
+	}
+	return keys
+}
+
+// BenchmarkGet is a point get by primary key on a cached tree of 20k
+// sysbench rows [row_search_mvcc on the clustered index]: the index lock
+// shared, a descent of page guards, a binary search. It must not allocate:
+// the value is appended to a reused buffer.
+func BenchmarkGet(b *testing.B) {
+	for _, zip := range benchZips {
+		b.Run(zipName(zip), func(b *testing.B) {
+			ix, pool := cachedIndex(b, zip, benchRows)
+			keys := benchKeys(benchRows)
+			dst := make([]byte, 0, 256)
+			before := pool.Stats()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				var found bool
+				var err error
+				dst, found, err = ix.Get(ctx, keys[i%len(keys)], dst[:0])
+				if err != nil || !found {
+					b.Fatal(err, found)
+				}
+			}
+			b.StopTimer()
+			d := pool.Stats().Sub(before)
+			b.ReportMetric(float64(d.HitsUnzip+d.Reads)/float64(b.N), "uncompress/op")
+		})
+	}
+}
+
+// BenchmarkScan100 reads 100 rows in key order from a random start on the
+// same cached tree, sysbench's simple range.
+func BenchmarkScan100(b *testing.B) {
+	for _, zip := range benchZips {
+		b.Run(zipName(zip), func(b *testing.B) {
+			ix, _ := cachedIndex(b, zip, benchRows)
+			keys := benchKeys(benchRows - 100)
+			b.ReportAllocs()
+			b.SetBytes(100 * (4 + 4 + sbdata.CLen + sbdata.PadLen))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				n := 0
+				err := ix.Scan(ctx, keys[i%len(keys)], nil, false, func(k, v []byte) bool {
+					n++
+					return n < 100
+				})
+				if err != nil || n != 100 {
+					b.Fatal(err, n)
+				}
+			}
+		})
+	}
+}
+
+// insertBench holds what an insert benchmark reports per operation.
+type insertBench struct {
+	ix   *Index
+	pool *bufpool.Pool
+	vals [][]byte
+	s0   Stats
+	p0   bufpool.Stats
+}
+
+// newInsertBench makes an empty index on a pool that will hold all b.N
+// rows (a cached load, as T2's), and a ring of sysbench values.
+func newInsertBench(b *testing.B, zip int) *insertBench {
+	e, ix := newIndexT(b, zip, min(max(int64(b.N)*500, 16<<20), 512<<20))
+	r := sbdata.Rand(7)
+	ib := &insertBench{ix: ix, pool: e.pool}
+	for id := range 1024 {
+		_, v := sbRow(r, uint32(id))
+		ib.vals = append(ib.vals, v)
+	}
+	b.SetBytes(int64(4 + len(ib.vals[0])))
+	return ib
+}
+
+func (ib *insertBench) start(b *testing.B) {
+	ib.s0, ib.p0 = ib.ix.Stats(), ib.pool.Stats()
+	b.ReportAllocs()
+	b.ResetTimer()
+}
+
+// report gives the operations' compress attempts, failed attempts, splits
+// and decompressions per insert, the costs T2 and T6 are about.
+func (ib *insertBench) report(b *testing.B, zip int) {
+	b.StopTimer()
+	s := ib.ix.Stats().Sub(ib.s0)
+	cmp := ib.pool.Stats().Sub(ib.p0).CMP.Size(zip)
+	if zip == 0 {
+		cmp = ib.pool.Stats().Sub(ib.p0).CMP.Total()
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(cmp.CompressOps)/n, "compress/op")
+	b.ReportMetric(float64(cmp.CompressOps-cmp.CompressOpsOK)/n, "failures/op")
+	b.ReportMetric(float64(s.Splits())/n, "splits/op")
+	b.ReportMetric(float64(cmp.UncompressOps)/n, "uncompress/op")
+}
+
+// BenchmarkInsertSeq inserts sysbench rows in id order (auto-increment
+// INSERTs, T2's load) into an index that starts empty.
+func BenchmarkInsertSeq(b *testing.B) {
+	for _, zip := range benchZips {
+		b.Run(zipName(zip), func(b *testing.B) {
+			ib := newInsertBench(b, zip)
+			key := make([]byte, 4)
+			ib.start(b)
+			for i := 0; i < b.N; i++ {
+				binary.BigEndian.PutUint32(key, uint32(i+1)^0x80000000)
+				if err := ib.ix.Insert(ctx, key, ib.vals[i%len(ib.vals)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ib.report(b, zip)
+		})
+	}
+}
+
+// BenchmarkInsertRandom inserts sysbench rows at uniformly scattered keys
+// (ids multiplied by an odd constant, a bijection of uint32), so that
+// inserts land inside full leaves as T6's query phase does.
+func BenchmarkInsertRandom(b *testing.B) {
+	for _, zip := range benchZips {
+		b.Run(zipName(zip), func(b *testing.B) {
+			ib := newInsertBench(b, zip)
+			key := make([]byte, 4)
+			ib.start(b)
+			for i := 0; i < b.N; i++ {
+				binary.BigEndian.PutUint32(key, uint32(i+1)*0x9e3779b1)
+				if err := ib.ix.Insert(ctx, key, ib.vals[i%len(ib.vals)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ib.report(b, zip)
+		})
+	}
+}
+
+// BenchmarkBulkLoad builds an index of b.N sysbench rows bottom-up
+// [btr0bulk.cc]; ns/op is per row.
+func BenchmarkBulkLoad(b *testing.B) {
+	for _, zip := range benchZips {
+		b.Run(zipName(zip), func(b *testing.B) {
+			ib := newInsertBench(b, zip)
+			key := make([]byte, 4)
+			i := 0
+			ib.start(b)
+			err := ib.ix.BulkLoad(ctx, func() ([]byte, []byte, bool, error) {
+				if i == b.N {
+					return nil, nil, false, nil
+				}
+				binary.BigEndian.PutUint32(key, uint32(i+1)^0x80000000)
+				v := ib.vals[i%len(ib.vals)]
+				i++
+				return key, v, true, nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ib.report(b, zip)
+		})
+	}
+}
+
+// TestZeroAllocsGet checks BenchmarkGet's promise outside the benchmark:
+// a point get on a cached tree allocates nothing. CI runs it in the
+// non-race pass (go test -run ZeroAllocs ./...): under -race sync.Pool
+// drops items at random, so allocation counts mean nothing there.
+func TestZeroAllocsGet(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are meaningless under -race")
+	}
+	for _, zip := range benchZips {
+		t.Run(zipName(zip), func(t *testing.T) {
+			ix, _ := cachedIndex(t, zip, 3000)
+			keys := benchKeys(3000)
+			dst := make([]byte, 0, 256)
+			i := 0
+			allocs := testing.AllocsPerRun(2000, func() {
+				var found bool
+				var err error
+				dst, found, err = ix.Get(ctx, keys[i%len(keys)], dst[:0])
+				if err != nil || !found {
+					t.Fatal(err, found)
+				}
+				i++
+			})
+			require.Zero(t, allocs)
+		})
+	}
+}
