@@ -67,7 +67,12 @@
 //
 //   - Keys are byte strings ordered by bytes.Compare; the root package
 //     encodes typed columns so that byte order is column order. The empty
-//     key is reserved for minus infinity on node pages.
+//     key is reserved: slot 0 of every node page holds it, where InnoDB
+//     keeps a real key and flags only the first pointer of a level's first
+//     page as the minimum record. A page whose range grows downward (its
+//     left neighbour discarded or merged into it) thus never holds a key
+//     above keys routed to it, without InnoDB's rewriting of the
+//     grandparent's pointer. Node pages are a few bytes smaller for it.
 //   - Delete removes the record at once (InnoDB's purge of a delete-marked
 //     record): there is no MVCC.
 //   - Pages merge only with siblings under the same parent; InnoDB also
