@@ -217,30 +217,3 @@ func BenchmarkBulkLoad(b *testing.B) {
 	}
 }
 
-// TestZeroAllocsGet checks BenchmarkGet's promise outside the benchmark:
-// a point get on a cached tree allocates nothing. CI runs it in the
-// non-race pass (go test -run ZeroAllocs ./...): under -race sync.Pool
-// drops items at random, so allocation counts mean nothing there.
-func TestZeroAllocsGet(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts are meaningless under -race")
-	}
-	for _, zip := range benchZips {
-		t.Run(zipName(zip), func(t *testing.T) {
-			ix, _ := cachedIndex(t, zip, 3000)
-			keys := benchKeys(3000)
-			dst := make([]byte, 0, 256)
-			i := 0
-			allocs := testing.AllocsPerRun(2000, func() {
-				var found bool
-				var err error
-				dst, found, err = ix.Get(ctx, keys[i%len(keys)], dst[:0])
-				if err != nil || !found {
-					t.Fatal(err, found)
-				}
-				i++
-			})
-			require.Zero(t, allocs)
-		})
-	}
-}

@@ -3,6 +3,7 @@ package btree
 import (
 	"bytes"
 	"context"
+	"sync"
 
 	"github.com/zipsim/zipsim/bufpool"
 	"github.com/zipsim/zipsim/page"
@@ -24,7 +25,8 @@ type Cursor struct {
 	ctx      context.Context
 	reverse  bool
 	lo, hi   []byte // bounds: lo <= key < hi; nil is open
-	pos      []byte // where the next refill starts
+	pos      []byte // where the next refill starts, when hasPos
+	hasPos   bool   // false: start at the first (last) key
 	posIncl  bool   // pos itself may be returned
 	arena    []byte
 	ends     []int // per row: end of key, end of value in arena
@@ -38,30 +40,47 @@ type Cursor struct {
 // (reverse: the last key at or before key); nil starts at the first (last)
 // key. The cursor stops at the end of the index.
 func (ix *Index) Seek(ctx context.Context, key []byte, reverse bool) *Cursor {
-	c := &Cursor{ix: ix, ctx: ctx, reverse: reverse, posIncl: true}
-	if key != nil {
-		c.pos = append([]byte(nil), key...)
-	}
+	c := &Cursor{}
+	c.reset(ix, ctx, reverse, nil, nil)
+	c.setPos(key, true)
 	return c
 }
+
+// reset prepares c for a new iteration, keeping its buffers.
+func (c *Cursor) reset(ix *Index, ctx context.Context, reverse bool, lo, hi []byte) {
+	*c = Cursor{ix: ix, ctx: ctx, reverse: reverse, lo: lo, hi: hi,
+		pos: c.pos[:0], arena: c.arena[:0], ends: c.ends[:0]}
+}
+
+// setPos starts the cursor at key (nil: at the first or last key).
+func (c *Cursor) setPos(key []byte, incl bool) {
+	c.hasPos, c.posIncl = key != nil, incl
+	c.pos = append(c.pos[:0], key...)
+}
+
+// scanCursors keeps Scan's cursors, so that a scan allocates nothing.
+var scanCursors = sync.Pool{New: func() any { return new(Cursor) }}
 
 // Scan calls fn for every key in [from, to) (nil bounds are open) in
 // ascending order, or descending when reverse is set, until fn returns
 // false. fn's slices are valid only during the call; fn may use the index.
 func (ix *Index) Scan(ctx context.Context, from, to []byte, reverse bool, fn func(key, value []byte) bool) error {
-	c := &Cursor{ix: ix, ctx: ctx, reverse: reverse, lo: from, hi: to}
-	// pos is the cursor's own buffer: refills overwrite it.
-	if reverse && to != nil {
-		c.pos = append([]byte{}, to...) // exclusive
-	} else if !reverse && from != nil {
-		c.pos, c.posIncl = append([]byte{}, from...), true
+	c := scanCursors.Get().(*Cursor)
+	defer scanCursors.Put(c)
+	c.reset(ix, ctx, reverse, from, to)
+	if reverse {
+		c.setPos(to, false)
+	} else {
+		c.setPos(from, true)
 	}
 	for c.Next() {
 		if !fn(c.key, c.val) {
-			return nil
+			break
 		}
 	}
-	return c.err
+	err := c.err
+	c.reset(nil, nil, false, nil, nil) // keep no references in the pool
+	return err
 }
 
 // Next advances to the next row and reports whether there is one.
@@ -99,8 +118,7 @@ func (c *Cursor) inRange(k []byte) bool {
 func (c *Cursor) refill() {
 	if c.i > 0 {
 		last := c.arena[c.endOf(c.i-1):c.ends[2*(c.i-1)]]
-		c.pos = append(c.pos[:0], last...)
-		c.posIncl = false
+		c.setPos(last, false)
 	}
 	c.arena, c.ends, c.i = c.arena[:0], c.ends[:0], 0
 	ix := c.ix
@@ -108,7 +126,7 @@ func (c *Cursor) refill() {
 	defer ix.lock.RUnlock()
 	var g bufpool.Guard
 	var err error
-	if c.reverse && c.pos == nil {
+	if c.reverse && !c.hasPos {
 		g, err = ix.descendEdge(c.ctx)
 	} else {
 		g, err = ix.descend(c.ctx, c.pos, bufpool.Shared)
@@ -122,14 +140,14 @@ func (c *Cursor) refill() {
 	var slot int
 	if c.reverse {
 		slot = p.NRecs() - 1
-		if c.pos != nil {
+		if c.hasPos {
 			s, found := p.Search(c.pos, bytes.Compare)
 			slot = s - 1
 			if found && c.posIncl {
 				slot = s
 			}
 		}
-	} else if c.pos != nil {
+	} else if c.hasPos {
 		s, found := p.Search(c.pos, bytes.Compare)
 		slot = s
 		if found && !c.posIncl {
