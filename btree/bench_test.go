@@ -216,4 +216,3 @@ func BenchmarkBulkLoad(b *testing.B) {
 		})
 	}
 }
-
