@@ -138,14 +138,23 @@ func (b *bulk) add(l int, r page.Record) error {
 		kind = page.NodePage
 	}
 	size := recSize(kind, &r)
+	next := uint32(page.FilNull)
 	if lv.open && !b.fits(page.IndexPage(lv.g.Frame()), size) {
+		// The next page's number goes into the full one before it is
+		// finished, as BtrBulk::pageCommit links them: no page is fixed
+		// again to be linked.
+		var err error
+		if next, err = b.alloc(); err != nil {
+			return err
+		}
+		page.IndexPage(lv.g.Frame()).Fil().SetNext(next)
 		g, key := lv.take()
 		if err := b.commit(l, g, key); err != nil {
 			return err
 		}
 	}
 	if !lv.open {
-		g, err := b.newPage(l)
+		g, err := b.newPage(l, next)
 		if err != nil {
 			return err
 		}
@@ -185,18 +194,24 @@ func (b *bulk) fits(p page.IndexPage, size int) bool {
 	return free-size >= reserve
 }
 
-func (b *bulk) newPage(l int) (bufpool.Guard, error) {
+// alloc takes a page number for the load; abort gives them all back.
+func (b *bulk) alloc() (uint32, error) {
 	no, err := b.ix.o.Alloc.AllocPage()
-	if err != nil {
-		return bufpool.Guard{}, err
+	if err == nil {
+		b.pages = append(b.pages, no)
 	}
-	g, err := b.ix.newPage(b.ctx, no, l, page.FilNull, page.FilNull)
-	if err != nil {
-		b.ix.o.Alloc.FreePage(no)
-		return g, err
+	return no, err
+}
+
+// newPage formats page no (a fresh one when FilNull) at level l.
+func (b *bulk) newPage(l int, no uint32) (bufpool.Guard, error) {
+	if no == page.FilNull {
+		var err error
+		if no, err = b.alloc(); err != nil {
+			return bufpool.Guard{}, err
+		}
 	}
-	b.pages = append(b.pages, no)
-	return g, nil
+	return b.ix.newPage(b.ctx, no, l, page.FilNull, page.FilNull)
 }
 
 // commit finishes page g of level l [PageBulk::commit, PageBulk::compress,
@@ -233,11 +248,6 @@ func (b *bulk) commit(l int, g bufpool.Guard, key []byte) error {
 	if err != nil {
 		return err
 	}
-	if lv.tail != page.FilNull {
-		if err := ix.relink(b.ctx, lv.tail, func(f page.Fil) { f.SetNext(pageNo) }); err != nil {
-			return err
-		}
-	}
 	lv.tail = pageNo
 	lv.pages++
 	switch lv.pages {
@@ -268,12 +278,14 @@ func (b *bulk) splitHalf(l int, p page.IndexPage) (bufpool.Guard, []byte, error)
 			break
 		}
 	}
-	ng, err := b.newPage(l)
+	ng, err := b.newPage(l, page.FilNull)
 	if err != nil {
 		return ng, nil, err
 	}
 	key := append([]byte(nil), p.Key(cut)...)
 	np := page.IndexPage(ng.Frame())
+	np.Fil().SetNext(p.Fil().Next())
+	p.Fil().SetNext(np.PageNo())
 	for i := cut; i < n; i++ {
 		r := p.Record(i)
 		if i == cut && l > 0 {
