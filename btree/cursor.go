@@ -66,7 +66,10 @@ var scanCursors = sync.Pool{New: func() any { return new(Cursor) }}
 // false. fn's slices are valid only during the call; fn may use the index.
 func (ix *Index) Scan(ctx context.Context, from, to []byte, reverse bool, fn func(key, value []byte) bool) error {
 	c := scanCursors.Get().(*Cursor)
-	defer scanCursors.Put(c)
+	defer func() {
+		c.reset(nil, nil, false, nil, nil) // keep no references in the pool
+		scanCursors.Put(c)
+	}()
 	c.reset(ix, ctx, reverse, from, to)
 	if reverse {
 		c.setPos(to, false)
@@ -78,9 +81,7 @@ func (ix *Index) Scan(ctx context.Context, from, to []byte, reverse bool, fn fun
 			break
 		}
 	}
-	err := c.err
-	c.reset(nil, nil, false, nil, nil) // keep no references in the pool
-	return err
+	return c.err
 }
 
 // Next advances to the next row and reports whether there is one.

@@ -148,7 +148,9 @@ func (ix *Index) insertOptimistic(ctx context.Context, r page.Record, st stripe.
 // uncompressed page is reorganized once when its garbage holds the room.
 func (ix *Index) leafInsert(p page.IndexPage, z *page.Zip, slot int, r page.Record, st stripe.Stripe) (bool, error) {
 	size := recSize(ix.kind, &r)
-	if z != nil && p.DataSize()+size >= ix.pad.optimal() {
+	// An empty leaf takes any record that fits it: splitting it would
+	// leave an empty page behind.
+	if z != nil && p.NRecs() > 0 && p.DataSize()+size >= ix.pad.optimal() {
 		st.Add(cPadRefusals, 1)
 		return false, nil
 	}

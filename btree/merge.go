@@ -119,7 +119,10 @@ func (ix *Index) mergeInto(ctx context.Context, pageNo, sib, parentNo uint32, sl
 			need += sepSize
 		}
 	}
-	if need > sp.MaxInsertSizeAfterReorganize()+2 {
+	// MaxInsertSize counts one directory slot in but is clamped at 0, so
+	// adding that slot back could promise 2 bytes a full heap lacks: the
+	// checks leave it out.
+	if need > sp.MaxInsertSizeAfterReorganize() {
 		st.Add(cMergeFailures, 1)
 		return false, nil
 	}
@@ -128,7 +131,7 @@ func (ix *Index) mergeInto(ctx context.Context, pageNo, sib, parentNo uint32, sl
 		st.Add(cMergeFailures, 1)
 		return false, nil
 	}
-	if need > sp.MaxInsertSize()+2 {
+	if need > sp.MaxInsertSize() {
 		if err := ix.reorganize(sp, sz, st); err != nil {
 			if errors.Is(err, page.ErrDoesNotFit) {
 				st.Add(cMergeFailures, 1)
@@ -137,11 +140,26 @@ func (ix *Index) mergeInto(ctx context.Context, pageNo, sib, parentNo uint32, sl
 			return false, err
 		}
 	}
+	// A merge that runs out of room halfway puts sib back as it was:
+	// from its image on a compressed page, from a copy otherwise.
+	buf := ix.scratch.Get().(*[]byte)
+	defer ix.scratch.Put(buf)
+	if sz == nil {
+		copy(*buf, sp)
+	}
 	if err := ix.mergeRecords(p, sp, toLeft, sep); err != nil {
 		if sz != nil {
-			err = errors.Join(err, ix.restore(sp, sz, st))
+			if rerr := ix.restore(sp, sz, st); rerr != nil {
+				return false, errors.Join(err, rerr)
+			}
+		} else {
+			copy(sp, *buf)
 		}
-		return false, err
+		if !errors.Is(err, page.ErrNoSpace) {
+			return false, err
+		}
+		st.Add(cMergeFailures, 1)
+		return false, nil
 	}
 	if sz != nil {
 		err := ix.compress(sp, sz)

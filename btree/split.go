@@ -189,6 +189,9 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 	}
 	defer g.Release()
 	p, z := page.IndexPage(g.Frame()), g.Zip()
+	if p.NRecs() == 0 {
+		return false, fmt.Errorf("btree: index %q: a %d-byte record does not fit the empty page %d", ix.o.Name, size, pageNo)
+	}
 	slot, _ := p.Search(r.Key, bytes.Compare)
 	pl := ix.planSplit(p, slot, size, iter)
 	ix.countSplit(p, z, level, size, st)
@@ -275,6 +278,11 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 		r.Key = minKey // the tuple starts an empty node page
 	}
 	ok, err := ix.insertOrReorganize(tp, tz, ts, r, st)
+	if err == nil && !ok && pl.insertEmpty && level > 0 {
+		// The new page kept its first key for the tuple, which did not
+		// fit: the next pass must find slot 0 blank.
+		err = ix.blankSlot0(right, rz, st)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -378,15 +386,16 @@ func (ix *Index) blankSlot0(p page.IndexPage, z *page.Zip, st stripe.Stripe) err
 	if p.Level() == 0 || p.NRecs() == 0 || len(p.Key(0)) == 0 {
 		return nil
 	}
-	child := p.Child(0)
-	if err := pageDelete(p, z, 0); err != nil {
+	// The blank copy goes in first, so that a page with no room for it
+	// keeps its pointer.
+	ok, err := ix.pageInsert(p, z, 0, page.Record{Key: minKey, Child: p.Child(0)}, st)
+	if err == nil && !ok {
+		err = fmt.Errorf("btree: index %q: node page %d has no room to blank its first key", ix.o.Name, p.PageNo())
+	}
+	if err != nil {
 		return err
 	}
-	ok, err := ix.pageInsert(p, z, 0, page.Record{Key: minKey, Child: child}, st)
-	if err == nil && !ok {
-		err = fmt.Errorf("btree: index %q: node page %d cannot take back its first pointer", ix.o.Name, p.PageNo())
-	}
-	return err
+	return pageDelete(p, z, 1)
 }
 
 // copyTrim makes dst a byte copy of src, keeping dst's FIL header, and
