@@ -1059,55 +1059,65 @@ func testMaxRecords(t *testing.T, seed uint64, zip int) {
 // btr_cur_pessimistic_delete re-inserts the parent's node pointer with the
 // new first key, so the range goes to the left neighbour instead).
 func TestStaleNodeKey(t *testing.T) {
-	type op struct {
-		kind           byte // 'i'nsert, 'u'pdate, 'd'elete
-		i              uint64
-		keyLen, valLen int
-	}
 	for _, c := range []struct {
 		name string
-		ops  []op
+		ops  []replayOp
 	}{
-		{"merge-empty-node", []op{
+		{"merge-empty-node", []replayOp{
 			{'i', 35, 8090, 12}, {'i', 58, 4049, 4053}, {'i', 44, 8090, 12}, {'i', 7, 4049, 4051},
 			{'i', 3, 8, 8095}, {'i', 15, 8, 8093}, {'i', 9, 8, 8095}, {'i', 14, 8090, 12},
 			{'u', 7, 4049, 4052}, {'d', 3, 8, 0}, {'i', 4, 4049, 4052},
 		}},
-		{"discard-first-node-child", []op{
+		{"discard-first-node-child", []replayOp{
 			{'i', 35, 8090, 12}, {'i', 7, 4049, 4051}, {'i', 3, 8, 8095}, {'i', 15, 8, 8093},
 			{'i', 17, 8090, 12}, {'u', 7, 4049, 4052}, {'d', 3, 8, 0}, {'i', 4, 4049, 4052},
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := newDiffEnv(t, 0, 8<<20)
-			ix := e.ix
-			key := func(i uint64, n int) []byte {
-				k := binary.BigEndian.AppendUint64(make([]byte, 0, n), i)
-				for len(k) < n {
-					k = append(k, byte(i))
-				}
-				return k
-			}
-			live := map[uint64]int{} // key number -> key length
-			for n, o := range c.ops {
-				k := key(o.i, o.keyLen)
-				switch o.kind {
-				case 'i':
-					require.NoError(t, ix.Insert(ctx, k, make([]byte, o.valLen)), "op %d", n)
-					live[o.i] = o.keyLen
-				case 'u':
-					require.NoError(t, ix.Update(ctx, k, make([]byte, o.valLen)), "op %d", n)
-				case 'd':
-					require.NoError(t, ix.Delete(ctx, k), "op %d", n)
-					delete(live, o.i)
-				}
-				for i, kl := range live {
-					_, found, err := ix.Get(ctx, key(i, kl), nil)
-					require.NoError(t, err)
-					require.True(t, found, "after op %d (%c %d): key %d is lost", n, o.kind, o.i, i)
-				}
-				requireCheck(t, ix)
-			}
+			replay(t, newDiffEnv(t, 0, 8<<20).ix, c.ops)
 		})
+	}
+}
+
+// replayOp is one step of a reduced sequence: insert, update or delete
+// key number i, of keyLen bytes, with a zero value of valLen bytes.
+type replayOp struct {
+	kind           byte // 'i'nsert, 'u'pdate, 'd'elete
+	i              uint64
+	keyLen, valLen int
+}
+
+// replayKey is key number i padded to n bytes.
+func replayKey(i uint64, n int) []byte {
+	k := binary.BigEndian.AppendUint64(make([]byte, 0, n), i)
+	for len(k) < n {
+		k = append(k, byte(i))
+	}
+	return k
+}
+
+// replay runs ops on ix; after each one every live key must be found and
+// Check must be clean.
+func replay(t *testing.T, ix *Index, ops []replayOp) {
+	t.Helper()
+	live := map[uint64]int{} // key number -> key length
+	for n, o := range ops {
+		k := replayKey(o.i, o.keyLen)
+		switch o.kind {
+		case 'i':
+			require.NoError(t, ix.Insert(ctx, k, make([]byte, o.valLen)), "op %d", n)
+			live[o.i] = o.keyLen
+		case 'u':
+			require.NoError(t, ix.Update(ctx, k, make([]byte, o.valLen)), "op %d", n)
+		case 'd':
+			require.NoError(t, ix.Delete(ctx, k), "op %d", n)
+			delete(live, o.i)
+		}
+		for i, kl := range live {
+			_, found, err := ix.Get(ctx, replayKey(i, kl), nil)
+			require.NoError(t, err)
+			require.True(t, found, "after op %d (%c %d): key %d is lost", n, o.kind, o.i, i)
+		}
+		requireCheck(t, ix)
 	}
 }

@@ -5,7 +5,6 @@ package btree
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math/rand/v2"
 	"testing"
 
@@ -92,12 +91,7 @@ func TestReview2MergeRoomOverstated(t *testing.T) {
 		requireCheck(t, ix)
 	})
 	t.Run("node", func(t *testing.T) {
-		type op struct {
-			kind           byte
-			i              uint64
-			keyLen, valLen int
-		}
-		ops := []op{
+		ops := []replayOp{
 			{'i', 9, 8, 8093}, {'i', 1, 4049, 4053}, {'i', 6, 8, 8094}, {'i', 54, 8, 8093},
 			{'i', 14, 8090, 12}, {'i', 18, 8, 8093}, {'i', 53, 8090, 12}, {'i', 5, 8090, 12},
 			{'i', 4, 4049, 4053}, {'d', 6, 8, 0}, {'i', 12, 8, 8093}, {'i', 8, 8090, 12},
@@ -105,33 +99,7 @@ func TestReview2MergeRoomOverstated(t *testing.T) {
 			{'d', 6, 8, 0}, {'i', 33, 8, 8093}, {'i', 2, 8090, 12}, {'i', 0, 8, 8093},
 			{'i', 6, 8, 8094}, {'d', 9, 8, 0},
 		}
-		e := newDiffEnv(t, 0, 8<<20)
-		ix := e.ix
-		key := func(i uint64, n int) []byte {
-			k := binary.BigEndian.AppendUint64(make([]byte, 0, n), i)
-			for len(k) < n {
-				k = append(k, byte(i))
-			}
-			return k
-		}
-		live := map[uint64]int{}
-		for n, o := range ops {
-			k := key(o.i, o.keyLen)
-			switch o.kind {
-			case 'i':
-				require.NoError(t, ix.Insert(ctx, k, make([]byte, o.valLen)), "op %d", n)
-				live[o.i] = o.keyLen
-			case 'd':
-				require.NoError(t, ix.Delete(ctx, k), "op %d: delete key %d", n, o.i)
-				delete(live, o.i)
-			}
-		}
-		for i, kl := range live {
-			_, found, err := ix.Get(ctx, key(i, kl), nil)
-			require.NoError(t, err)
-			require.True(t, found, "key %d", i)
-		}
-		requireCheck(t, ix)
+		replay(t, newDiffEnv(t, 0, 8<<20).ix, ops)
 	})
 }
 
