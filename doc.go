@@ -101,9 +101,9 @@
 //     a row that does not fit a page fails with ErrTooBig.
 //   - Pages are allocated one at a time, not in InnoDB's 64-page extents,
 //     so indexes loaded together interleave in the file.
-//   - A CreateTable that fails after its tablespace joined the pool (an
-//     I/O error while creating the index roots) leaves the space in the
-//     pool until Close, since the pool cannot drop a space yet. Schema
-//     errors, KEY_BLOCK_SIZE too small for the keys included, are found
-//     before any file is made.
+//   - Schema errors, KEY_BLOCK_SIZE too small for the keys included, are
+//     found before any file is made; a CreateTable that fails later (an
+//     I/O error while creating the index roots) drops its spaces from the
+//     pool (bufpool.Pool.DropSpace) and removes its files. The locks it
+//     registered stay in the registry, which cannot forget a lock.
 package zipsim

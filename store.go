@@ -192,6 +192,9 @@ func (s *Store) CreateTable(ctx context.Context, name string, opts TableOptions)
 			files = append(files, file)
 		}
 		if err != nil {
+			for _, done := range t.parts {
+				err = errors.Join(err, s.dropPart(ctx, done))
+			}
 			for _, f := range files {
 				err = errors.Join(err, os.Remove(f))
 			}
@@ -244,11 +247,17 @@ func (s *Store) createPart(ctx context.Context, t *Table, i int) (*partition, st
 		ix, err := btree.Create(ctx, t.indexOptions(p, j, s.nextIndexID))
 		s.nextIndexID++
 		if err != nil {
-			return nil, file, fmt.Errorf("index %s: %w", t.sch.indexes[j].name, err)
+			return nil, file, errors.Join(fmt.Errorf("index %s: %w", t.sch.indexes[j].name, err), s.dropPart(ctx, p))
 		}
 		p.indexes = append(p.indexes, ix)
 	}
 	return p, file, nil
+}
+
+// dropPart takes a partition that will not be kept out of the pool
+// (its pages leave unwritten) and closes its tablespace.
+func (s *Store) dropPart(ctx context.Context, p *partition) error {
+	return errors.Join(s.pool.DropSpace(context.WithoutCancel(ctx), p.space), p.ts.Close())
 }
 
 // Table returns the table called name (in any case), or nil.

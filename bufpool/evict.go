@@ -231,19 +231,7 @@ func (in *instance) visitLRU(n *lruNode) bool {
 		hp.mu.Unlock()
 		return false
 	}
-	hp.t.del(pg.id)
-	in.lru.Remove(&pg.lruNode, true)
-	if pg.unzipNode.InList() {
-		in.unzip.Remove(&pg.unzipNode)
-	}
-	if in.zipClean != nil && pg.cleanNode.InList() {
-		in.zipClean.Remove(&pg.cleanNode)
-	}
-	f := pg.frame
-	pg.frame = nil
-	if f != nil {
-		f.page.Store(nil)
-	}
+	f := in.removePage(hp, pg)
 	if zipOnly {
 		in.zipMu.Unlock()
 	}
@@ -258,6 +246,27 @@ func (in *instance) visitLRU(n *lruNode) bool {
 	in.scanStripe.Add(cEvictPage, 1)
 	in.scanFreed = true
 	return true
+}
+
+// removePage takes an unpinned page out of the page hash and every list
+// and detaches its frame, which it returns for the free list. The caller
+// holds the LRU mutex, the page's hash partition and, for a
+// compressed-only page, the zip mutex.
+func (in *instance) removePage(hp *hashPart, pg *Page) *frame {
+	hp.t.del(pg.id)
+	in.lru.Remove(&pg.lruNode, true)
+	if pg.unzipNode.InList() {
+		in.unzip.Remove(&pg.unzipNode)
+	}
+	if in.zipClean != nil && pg.cleanNode.InList() {
+		in.zipClean.Remove(&pg.cleanNode)
+	}
+	f := pg.frame
+	pg.frame = nil
+	if f != nil {
+		f.page.Store(nil)
+	}
+	return f
 }
 
 // allocZip gives a pinned descriptor a zip block of its space's size

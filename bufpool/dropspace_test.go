@@ -1,0 +1,80 @@
+package bufpool
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestDropSpace drops one of two spaces from a pool too small for both:
+// its pages leave without a write, frames and zip blocks go back, the
+// other space is untouched and Check stays clean.
+func TestDropSpace(t *testing.T) {
+	for _, locking := range []Locking{Split, Legacy} {
+		for _, zip := range []int{0, 8192, 2048} {
+			t.Run(fmt.Sprintf("%v/zip=%d", locking, zip), func(t *testing.T) {
+				p := newPool(t, Options{Bytes: 64 * 16384, Locking: locking})
+				testSpace(t, p, 1, zip)
+				testSpace(t, p, 2, 0)
+				createStamped(t, p, 1, 100) // more than the pool: some written, some dirty
+				createStamped(t, p, 2, 20)
+				require.Empty(t, p.Check())
+				before := p.Stats()
+
+				require.NoError(t, p.DropSpace(ctx, 1))
+				require.Empty(t, p.Check())
+				after := p.Stats()
+				require.Less(t, after.Pages, before.Pages)
+				require.Equal(t, before.Writes, after.Writes, "a dropped page is never written")
+				require.Empty(t, pagesOf(p, 1))
+				_, err := p.Fix(ctx, PageID{1, 1}, Shared)
+				require.Error(t, err)
+				for i := 1; i <= 20; i++ {
+					g, err := p.Fix(ctx, PageID{2, uint32(i)}, Shared)
+					require.NoError(t, err)
+					g.Release()
+				}
+				require.Error(t, p.DropSpace(ctx, 1), "not registered any more")
+				require.NoError(t, p.Flush())
+				require.Empty(t, p.Check())
+			})
+		}
+	}
+}
+
+// TestDropSpacePinned: a page held by a guard is not dropped; DropSpace
+// gives up when its context ends.
+func TestDropSpacePinned(t *testing.T) {
+	p := newPool(t, Options{Bytes: 64 * 16384})
+	testSpace(t, p, 1, 8192)
+	createStamped(t, p, 1, 10)
+	g, err := p.Fix(ctx, PageID{1, 3}, Shared)
+	require.NoError(t, err)
+	c, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, p.DropSpace(c, 1), context.DeadlineExceeded)
+	require.Equal(t, []PageID{{1, 3}}, pagesOf(p, 1), "only the pinned page stays")
+	g.Release()
+	require.Empty(t, p.Check())
+}
+
+// pagesOf lists the pages of a space in the pool.
+func pagesOf(p *Pool, space uint32) []PageID {
+	var ids []PageID
+	for _, in := range p.inst {
+		for i := range in.hash {
+			hp := &in.hash[i]
+			hp.mu.RLock()
+			for _, pg := range hp.t.all() {
+				if pg.id.Space == space {
+					ids = append(ids, pg.id)
+				}
+			}
+			hp.mu.RUnlock()
+		}
+	}
+	return ids
+}
