@@ -93,8 +93,9 @@
 //     flushes every page. A crash loses everything since the last Close,
 //     and Open refuses the tablespaces it left unclean
 //     (storage.ErrNotClean) rather than guess.
-//   - No NULLs, no unique secondary indexes, no foreign keys, no ALTER or
-//     DROP TABLE, and no SQL. Unsigned integers are stored signed.
+//   - No NULLs, no unique secondary indexes, no foreign keys, no ALTER
+//     TABLE (DropTable drops), and no SQL. Unsigned integers are stored
+//     signed.
 //   - Rows are stored whole: off-page columns (COMPACT's 768-byte prefix,
 //     DYNAMIC's 20-byte pointer, COMPRESSED's ZBLOB streams) come in a
 //     later issue, so until then COMPACT and DYNAMIC store rows alike and

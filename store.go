@@ -29,6 +29,8 @@ var (
 	ErrTooBig = btree.ErrTooBig
 	// ErrClosed is returned after Store.Close.
 	ErrClosed = errors.New("zipsim: store is closed")
+	// ErrDropped is returned by a Table's methods after DropTable.
+	ErrDropped = errors.New("zipsim: table was dropped")
 )
 
 // Store is a set of tables sharing one buffer pool, InnoDB's server with

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/zipsim/zipsim/btree"
@@ -35,6 +36,8 @@ type Table struct {
 	// interleave their index changes. They stand in for InnoDB's record
 	// locks [lock0lock.cc: lock_rec_lock], held only for one statement.
 	locks [rowLockStripes]latch.Mutex
+	// dropped is set by Store.DropTable.
+	dropped atomic.Bool
 }
 
 // rowLockStripes is the number of row locks per table; unrelated rows
@@ -158,6 +161,9 @@ func (t *Table) fail(op string, err error) error {
 func (t *Table) live() error {
 	if t.store.closed.Load() {
 		return ErrClosed
+	}
+	if t.dropped.Load() {
+		return ErrDropped
 	}
 	return nil
 }
