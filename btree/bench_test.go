@@ -155,33 +155,26 @@ func (ib *insertBench) report(b *testing.B, zip int) {
 // BenchmarkInsertSeq inserts sysbench rows in id order (auto-increment
 // INSERTs, T2's load) into an index that starts empty.
 func BenchmarkInsertSeq(b *testing.B) {
-	for _, zip := range benchZips {
-		b.Run(zipName(zip), func(b *testing.B) {
-			ib := newInsertBench(b, zip)
-			key := make([]byte, 4)
-			ib.start(b)
-			for i := 0; i < b.N; i++ {
-				binary.BigEndian.PutUint32(key, uint32(i+1)^0x80000000)
-				if err := ib.ix.Insert(ctx, key, ib.vals[i%len(ib.vals)]); err != nil {
-					b.Fatal(err)
-				}
-			}
-			ib.report(b, zip)
-		})
-	}
+	benchInsert(b, func(i int) uint32 { return uint32(i+1) ^ 0x80000000 })
 }
 
 // BenchmarkInsertRandom inserts sysbench rows at uniformly scattered keys
 // (ids multiplied by an odd constant, a bijection of uint32), so that
 // inserts land inside full leaves as T6's query phase does.
 func BenchmarkInsertRandom(b *testing.B) {
+	benchInsert(b, func(i int) uint32 { return uint32(i+1) * 0x9e3779b1 })
+}
+
+// benchInsert inserts b.N rows, the i-th under key keyOf(i), at every
+// zip size.
+func benchInsert(b *testing.B, keyOf func(i int) uint32) {
 	for _, zip := range benchZips {
 		b.Run(zipName(zip), func(b *testing.B) {
 			ib := newInsertBench(b, zip)
 			key := make([]byte, 4)
 			ib.start(b)
 			for i := 0; i < b.N; i++ {
-				binary.BigEndian.PutUint32(key, uint32(i+1)*0x9e3779b1)
+				binary.BigEndian.PutUint32(key, keyOf(i))
 				if err := ib.ix.Insert(ctx, key, ib.vals[i%len(ib.vals)]); err != nil {
 					b.Fatal(err)
 				}

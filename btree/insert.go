@@ -75,30 +75,46 @@ func CheckKeyLen(pageSize, zipSize, fields, keyLen int) error {
 // Insert adds key with value; ErrDuplicate if key is there
 // [btr_cur_optimistic_insert, then btr_cur_pessimistic_insert].
 func (ix *Index) Insert(ctx context.Context, key, value []byte) error {
-	if err := ix.checkSize(key, value); err != nil {
-		return err
+	r, st, pessimistic, err := ix.leafWrite(ctx, key, value, ix.insertOptimistic, ix.insertPessimistic, cInsertsPessimistic)
+	if err == nil && pessimistic {
+		ix.countInsert(r, st)
 	}
+	return err
+}
+
+// leafWrite runs a write of one leaf record as InnoDB does: first
+// optimistic, under the shared index lock (BTR_MODIFY_LEAF), then, when
+// the tree must change, pessimistic under the exclusive lock
+// (BTR_MODIFY_TREE), which may release it early and say so in *unlocked.
+// Cancellation is checked only before the tree starts to change. It
+// reports whether the pessimistic path ran, counting it in counter.
+func (ix *Index) leafWrite(ctx context.Context, key, value []byte,
+	optimistic func(context.Context, page.Record, stripe.Stripe) (bool, error),
+	pessimistic func(context.Context, page.Record, stripe.Stripe, *bool) error,
+	counter int) (page.Record, stripe.Stripe, bool, error) {
 	st := ix.ctr.Stripe()
 	r := ix.leafRecord(key, value)
-	done, err := ix.insertOptimistic(ctx, r, st)
+	if err := ix.checkSize(key, value); err != nil {
+		return r, st, false, err
+	}
+	done, err := optimistic(ctx, r, st)
 	if err == nil && !done {
 		err = ctx.Err()
 	}
 	if err != nil || done {
-		return err
+		return r, st, false, err
 	}
 	ix.lock.Lock()
 	unlocked := false
-	err = ix.insertPessimistic(modifyTree(ctx), r, st, &unlocked)
+	err = pessimistic(modifyTree(ctx), r, st, &unlocked)
 	if !unlocked {
 		ix.lock.Unlock()
 	}
 	if err != nil {
-		return err
+		return r, st, true, err
 	}
-	st.Add(cInsertsPessimistic, 1)
-	ix.countInsert(r, st)
-	return nil
+	st.Add(counter, 1)
+	return r, st, true, nil
 }
 
 // modifyTree returns the context for a structure change: once pages start

@@ -14,25 +14,8 @@ import (
 // there [btr_cur_update_in_place, btr_cur_optimistic_update, then
 // btr_cur_pessimistic_update].
 func (ix *Index) Update(ctx context.Context, key, value []byte) error {
-	if err := ix.checkSize(key, value); err != nil {
-		return err
-	}
-	st := ix.ctr.Stripe()
-	r := ix.leafRecord(key, value)
-	done, err := ix.updateOptimistic(ctx, r, st)
-	if err == nil && !done {
-		err = ctx.Err()
-	}
-	if err != nil || done {
-		return err
-	}
-	ix.lock.Lock()
-	defer ix.lock.Unlock()
-	if err := ix.updatePessimistic(modifyTree(ctx), r, st); err != nil {
-		return err
-	}
-	st.Add(cUpdatesPessimistic, 1)
-	return nil
+	_, _, _, err := ix.leafWrite(ctx, key, value, ix.updateOptimistic, ix.updatePessimistic, cUpdatesPessimistic)
+	return err
 }
 
 // updateOptimistic changes the record on its leaf under the shared index
@@ -153,8 +136,9 @@ func copyRecord(buf []byte, r page.Record) page.Record {
 }
 
 // updatePessimistic deletes the old record and inserts the new one with
-// the index lock exclusive, splitting or merging as needed.
-func (ix *Index) updatePessimistic(ctx context.Context, r page.Record, st stripe.Stripe) error {
+// the index lock exclusive, splitting or merging as needed. It keeps the
+// lock to the end, so leafWrite's early-release flag goes unused.
+func (ix *Index) updatePessimistic(ctx context.Context, r page.Record, st stripe.Stripe, _ *bool) error {
 	lp, err := ix.seekLeafX(ctx, r.Key)
 	if err != nil {
 		return err
