@@ -21,15 +21,13 @@ func TestZeroAllocs(t *testing.T) {
 	for _, kbs := range []int{0, 8} {
 		t.Run(fmt.Sprintf("kbs=%d", kbs), func(t *testing.T) {
 			st := openMem(t)
-			o := sysbench()
-			o.KeyBlockSize = kbs
-			tb, err := st.CreateTable(ctx, "sbtest1", o)
-			require.NoError(t, err)
+			tb := createSbtest(t, st, kbs)
 			const n = 2000
 			for id := range int64(n) {
 				require.NoError(t, tb.Insert(ctx, sbRow(id, id%10, "c", "pad")))
 			}
 			var row zipsim.Row
+			var err error
 			id := int64(0)
 			require.Zero(t, testing.AllocsPerRun(1000, func() {
 				var ok bool

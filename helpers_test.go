@@ -55,6 +55,16 @@ func linktable() zipsim.TableOptions {
 	}
 }
 
+// createSbtest creates sbtest1 at KEY_BLOCK_SIZE kbs (0: uncompressed).
+func createSbtest(t testing.TB, st *zipsim.Store, kbs int) *zipsim.Table {
+	t.Helper()
+	o := sysbench()
+	o.KeyBlockSize = kbs
+	tb, err := st.CreateTable(ctx, "sbtest1", o)
+	require.NoError(t, err)
+	return tb
+}
+
 // sbRow builds a sysbench row.
 func sbRow(id, k int64, c, pad string) zipsim.Row {
 	return zipsim.Row{zipsim.Int(id), zipsim.Int(k), zipsim.String(c), zipsim.String(pad)}

@@ -24,10 +24,7 @@ import (
 // not that it hangs.
 func TestReviewStoreCheckDeadlocksWithWriter(t *testing.T) {
 	st := openMem(t)
-	o := sysbench()
-	o.KeyBlockSize = 8
-	tb, err := st.CreateTable(ctx, "sbtest1", o)
-	require.NoError(t, err)
+	tb := createSbtest(t, st, 8)
 	row := func(id int64) zipsim.Row {
 		return sbRow(id, id%97, fmt.Sprintf("%0120d", id*7919), fmt.Sprintf("%060d", id))
 	}

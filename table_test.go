@@ -29,10 +29,7 @@ func TestSecondaryMaintenance(t *testing.T) {
 	for _, kbs := range []int{0, 8} {
 		t.Run(fmt.Sprintf("kbs=%d", kbs), func(t *testing.T) {
 			st := openMem(t)
-			o := sysbench()
-			o.KeyBlockSize = kbs
-			tb, err := st.CreateTable(ctx, "sbtest1", o)
-			require.NoError(t, err)
+			tb := createSbtest(t, st, kbs)
 			const n = 1000
 			for _, id := range rand.Perm(n) {
 				require.NoError(t, tb.Insert(ctx, sbRow(int64(id), int64(id%10), fmt.Sprint("c", id), "pad")))

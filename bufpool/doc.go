@@ -44,7 +44,9 @@
 // whole list after [buf_LRU_free_from_common_LRU_list]. When nothing clean
 // can go, one dirty page from the tail is written first
 // [buf_flush_single_page_from_LRU]. Dirty pages go to storage as their zip
-// image on compressed tables, their frame otherwise.
+// image on compressed tables, their frame otherwise. DropSpace removes a
+// dropped table's pages without writing them [buf_LRU_flush_or_remove_pages,
+// BUF_REMOVE_ALL_NO_WRITE].
 //
 // # Concurrency
 //
