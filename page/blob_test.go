@@ -92,7 +92,7 @@ func TestBlobRoundTrip(t *testing.T) {
 				require.Equal(t, "prefix", string(got[:6]))
 				require.True(t, bytes.Equal(value, got[6:]))
 
-				pages, err := BlobPages(st, f, ref)
+				pages, _, err := BlobPages(st, f, ref)
 				require.NoError(t, err)
 				require.Len(t, pages, len(st.pages), "every written page is on the chain once")
 				if f.ZipSize == 0 {
@@ -136,7 +136,7 @@ func TestBlobChainCorruption(t *testing.T) {
 		var ce *CorruptError
 
 		st, ref := fresh()
-		pages, err := BlobPages(st, f, ref)
+		pages, _, err := BlobPages(st, f, ref)
 		require.NoError(t, err)
 		last := pages[len(pages)-1]
 		Fil(st.pages[last]).SetNext(pages[0]) // a loop
@@ -225,7 +225,7 @@ func TestBlobChainLoopIsCaughtAtOnce(t *testing.T) {
 		st := newMemStore(size)
 		ref, err := WriteBlob(st, f, htmlish(50_000, 9))
 		require.NoError(t, err)
-		pages, err := BlobPages(st, f, ref)
+		pages, _, err := BlobPages(st, f, ref)
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, len(pages), 3)
 		// Point the third page back at the second.

@@ -108,40 +108,53 @@ func walkBlob(st BlobStore, f BlobFormat, ref ExternRef, visit func(pageNo uint3
 		return fmt.Errorf("page: reference to page %d has offset %d, which does not suit this table's BLOB format", ref.PageNo, ref.Offset)
 	}
 	limit := f.maxChainPages(ref.Length)
-	var seen visited
-	no := ref.PageNo
-	for i := 0; ; i++ {
-		if i >= limit {
-			return &CorruptError{PageNo: no, Reason: fmt.Sprintf("BLOB chain from page %d is longer than %d pages", ref.PageNo, limit)}
+	// One walker and one bound method per chain, not a closure per page:
+	// reads go through an interface, so whatever they get escapes.
+	w := &chainWalk{zip: f.ZipSize != 0, visit: visit}
+	read := w.page
+	w.no = ref.PageNo
+	for ; ; w.i++ {
+		if w.i >= limit {
+			return &CorruptError{PageNo: w.no, Reason: fmt.Sprintf("BLOB chain from page %d is longer than %d pages", ref.PageNo, limit)}
 		}
-		if !seen.add(no) {
-			return &CorruptError{PageNo: no, Reason: fmt.Sprintf("BLOB chain from page %d comes back to page %d", ref.PageNo, no)}
+		if !w.seen.add(w.no) {
+			return &CorruptError{PageNo: w.no, Reason: fmt.Sprintf("BLOB chain from page %d comes back to page %d", ref.PageNo, w.no)}
 		}
-		var next uint32
-		err := st.ReadPage(no, func(b []byte) error {
-			var piece []byte
-			var err error
-			if f.ZipSize != 0 {
-				piece, next, err = ParseZBlobPage(b, i == 0)
-			} else {
-				piece, next, err = ParseBlobPage(b)
-			}
-			if err != nil {
-				return err
-			}
-			if got := Fil(b).PageNo(); got != no {
-				return &CorruptError{PageNo: no, Reason: fmt.Sprintf("BLOB chain page holds page number %d", got)}
-			}
-			return visit(no, piece)
-		})
-		if err != nil {
+		if err := st.ReadPage(w.no, read); err != nil {
 			return err
 		}
-		if next == FilNull {
+		if w.next == FilNull {
 			return nil
 		}
-		no = next
+		w.no = w.next
 	}
+}
+
+// chainWalk is walkBlob's position in a chain.
+type chainWalk struct {
+	zip      bool
+	visit    func(pageNo uint32, piece []byte) error
+	i        int
+	no, next uint32
+	seen     visited
+}
+
+// page parses page w.no, the w.i-th of the chain, and visits its piece.
+func (w *chainWalk) page(b []byte) error {
+	var piece []byte
+	var err error
+	if w.zip {
+		piece, w.next, err = ParseZBlobPage(b, w.i == 0)
+	} else {
+		piece, w.next, err = ParseBlobPage(b)
+	}
+	if err != nil {
+		return err
+	}
+	if got := Fil(b).PageNo(); got != w.no {
+		return &CorruptError{PageNo: w.no, Reason: fmt.Sprintf("BLOB chain page holds page number %d", got)}
+	}
+	return w.visit(w.no, piece)
 }
 
 // visited is a set of page numbers that allocates only for long chains.
@@ -223,23 +236,22 @@ func ReadBlob(st BlobStore, f BlobFormat, ref ExternRef, dst []byte) ([]byte, er
 	return out, nil
 }
 
-// BlobPages returns the page numbers of the chain ref points at, checking
-// the chain as ReadBlob does without decompressing; callers use it to free
-// a chain or to account its pages.
-func BlobPages(st BlobStore, f BlobFormat, ref ExternRef) ([]uint32, error) {
-	f, err := f.check()
+// BlobPages returns the page numbers of the chain ref points at and the
+// bytes its pages hold (the value, or its compressed stream), checking the
+// chain as ReadBlob does without decompressing; callers use it to free a
+// chain or to account its pages.
+func BlobPages(st BlobStore, f BlobFormat, ref ExternRef) (pages []uint32, stored int, err error) {
+	f, err = f.check()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var pages []uint32
-	total := 0
 	err = walkBlob(st, f, ref, func(no uint32, piece []byte) error {
 		pages = append(pages, no)
-		total += len(piece)
+		stored += len(piece)
 		return nil
 	})
-	if err == nil && f.ZipSize == 0 && total != int(ref.Length) {
-		err = &CorruptError{PageNo: ref.PageNo, Reason: fmt.Sprintf("BLOB chain holds %d bytes, its reference says %d", total, ref.Length)}
+	if err == nil && f.ZipSize == 0 && stored != int(ref.Length) {
+		err = &CorruptError{PageNo: ref.PageNo, Reason: fmt.Sprintf("BLOB chain holds %d bytes, its reference says %d", stored, ref.Length)}
 	}
-	return pages, err
+	return pages, stored, err
 }

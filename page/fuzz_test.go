@@ -166,7 +166,7 @@ func FuzzBlobChain(f *testing.F) {
 		if err == nil {
 			require.Len(t, got, int(length))
 		}
-		_, _ = BlobPages(st, format, ref)
+		_, _, _ = BlobPages(st, format, ref)
 	})
 }
 
