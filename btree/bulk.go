@@ -62,7 +62,10 @@ func (b *bulk) load(next func() (key, value []byte, ok bool, err error)) error {
 			return fmt.Errorf("%w: %x after %x", ErrUnsorted, key, last)
 		}
 		last = append(last[:0], key...)
-		r := ix.leafRecord(key, value)
+		r, err := ix.leafRecord(key, value)
+		if err != nil {
+			return err
+		}
 		if err := b.add(0, r); err != nil {
 			return err
 		}

@@ -132,6 +132,17 @@ func (c *checker) visit(ctx context.Context, pageNo uint32, level int, lo, hi []
 			c.errorf("page %d slot %d: key %x not below the next bound %x", pageNo, i, k, hi)
 		}
 	}
+	if level == 0 && c.ix.o.ExternRefs != nil {
+		for i := range n {
+			want, err := c.ix.o.ExternRefs(p.Value(i))
+			if err == nil && want != p.NExt(i) {
+				err = fmt.Errorf("the value holds %d off-page references, the record says %d", want, p.NExt(i))
+			}
+			if err != nil {
+				c.errorf("page %d slot %d: %v", pageNo, i, err)
+			}
+		}
+	}
 	if level == 0 {
 		c.rows += int64(n)
 		c.data += int64(p.DataSize())

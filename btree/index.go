@@ -268,6 +268,30 @@ func (ix *Index) Get(ctx context.Context, key, dst []byte) ([]byte, bool, error)
 	return append(dst, p.Value(s)...), true, nil
 }
 
+// View calls fn with the value stored under key while its leaf is latched
+// shared, so that what the value refers to (off-page columns) cannot be
+// freed under fn by a writer, which must latch the leaf to change the
+// value [row_sel_store_mysql_field reads external fields under the page
+// latch]. The index lock is released once the leaf is latched: fn may
+// take its time (BLOB reads) without holding off structure changes
+// elsewhere in the tree. fn must not write this index. It reports
+// whether key was found.
+func (ix *Index) View(ctx context.Context, key []byte, fn func(value []byte) error) (bool, error) {
+	ix.lock.RLock()
+	g, err := ix.descend(ctx, key, bufpool.Shared)
+	ix.lock.RUnlock()
+	if err != nil {
+		return false, err
+	}
+	defer g.Release()
+	p := page.IndexPage(g.Frame())
+	s, found := p.Search(key, bytes.Compare)
+	if !found {
+		return false, nil
+	}
+	return true, fn(p.Value(s))
+}
+
 // walk calls fn on every page, level by level from the root down, each
 // level left to right, with the index lock shared.
 func (ix *Index) walk(ctx context.Context, fn func(level int, p page.IndexPage) error) error {

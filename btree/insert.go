@@ -11,9 +11,22 @@ import (
 	"github.com/zipsim/zipsim/page"
 )
 
-// leafRecord builds the leaf record for key and value.
-func (ix *Index) leafRecord(key, value []byte) page.Record {
-	return page.Record{Key: key, Value: value}
+// leafRecord builds the leaf record for key and value, with the number
+// of off-page references ending the value.
+func (ix *Index) leafRecord(key, value []byte) (page.Record, error) {
+	r := page.Record{Key: key, Value: value}
+	if ix.o.ExternRefs == nil {
+		return r, nil
+	}
+	n, err := ix.o.ExternRefs(value)
+	if err == nil && (n < 0 || n > page.MaxExtern || n*page.ExternRefSize > len(value)) {
+		err = fmt.Errorf("%d references in a %d-byte value", n, len(value))
+	}
+	if err != nil {
+		return r, fmt.Errorf("btree: index %q: off-page references: %w", ix.o.Name, err)
+	}
+	r.NExt = n
+	return r, nil
 }
 
 var errEmptyKey = errors.New("btree: empty key (node pages keep the empty key for minus infinity)")
@@ -93,8 +106,11 @@ func (ix *Index) leafWrite(ctx context.Context, key, value []byte,
 	pessimistic func(context.Context, page.Record, stripe.Stripe, *bool) error,
 	counter int) (page.Record, stripe.Stripe, bool, error) {
 	st := ix.ctr.Stripe()
-	r := ix.leafRecord(key, value)
-	if err := ix.checkSize(key, value); err != nil {
+	r, err := ix.leafRecord(key, value)
+	if err == nil {
+		err = ix.checkSize(key, value)
+	}
+	if err != nil {
 		return r, st, false, err
 	}
 	done, err := optimistic(ctx, r, st)

@@ -68,6 +68,11 @@ type Options struct {
 	// this share of the page after a delete is merged with a sibling.
 	// 1..50; 0 means 50.
 	MergeThresholdPct int
+	// ExternRefs returns how many 20-byte references to off-page columns
+	// end a clustered leaf value [rec_offs_n_extern]; the page keeps them
+	// in the zip image's uncompressed BLOB pointer area. nil means values
+	// never hold any. An error marks the value as malformed.
+	ExternRefs func(value []byte) (int, error)
 	// FillFactor is innodb_fill_factor for BulkLoad on uncompressed
 	// indexes, 10..100; 0 means 100, which keeps 1/16 of clustered leaves
 	// free as 5.6 did. Compressed pages are filled up to the pad instead.
@@ -135,6 +140,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MergeThresholdPct < 1 || o.MergeThresholdPct > 50 {
 		return o, fmt.Errorf("btree: Options.MergeThresholdPct is %d, allowed 1..50", o.MergeThresholdPct)
+	}
+	if o.ExternRefs != nil && !o.Clustered {
+		return o, errors.New("btree: Options.ExternRefs is for clustered indexes: only their records have off-page columns")
 	}
 	if o.FillFactor == 0 {
 		o.FillFactor = 100

@@ -34,7 +34,7 @@ func (ix *Index) updateOptimistic(ctx context.Context, r page.Record, st stripe.
 		return false, ix.errNotFound(r.Key)
 	}
 	oldSize, newSize := p.RecSize(slot), recSize(ix.kind, &r)
-	if newSize == oldSize {
+	if newSize == oldSize && r.NExt == p.NExt(slot) {
 		if z != nil && !z.Available(newSize, false) {
 			if ok, err := ix.updateAllocZip(p, z, newSize, false, st); err != nil || !ok {
 				return false, err
