@@ -49,3 +49,41 @@ func TestZeroAllocsFix(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroAllocsFixZip checks that FixZip allocates nothing in steady
+// state: hits on blocks, and misses that evict compressed-only pages and
+// read, in both locking modes.
+func TestZeroAllocsFixZip(t *testing.T) {
+	for _, lk := range []Locking{Split, Legacy} {
+		for _, c := range []struct {
+			kind  string
+			pages int
+		}{{"hit", 64}, {"miss", 2048}} {
+			t.Run(fmt.Sprintf("locking=%v/fix=%s", lk, c.kind), func(t *testing.T) {
+				p := newPool(t, Options{Bytes: 64 * 16384, Locking: lk})
+				testSpace(t, p, 1, 8192)
+				createZBlobs(t, p, 1, c.pages)
+				require.NoError(t, p.Flush())
+				r := rand.New(rand.NewPCG(5, 6))
+				fix := func() {
+					g, err := p.FixZip(ctx, PageID{1, uint32(1 + r.IntN(c.pages))})
+					if err != nil {
+						t.Fatal(err)
+					}
+					g.Release()
+				}
+				for range 4 * c.pages {
+					fix()
+				}
+				before := p.Stats()
+				require.Zero(t, testing.AllocsPerRun(500, fix))
+				d := p.Stats().Sub(before)
+				if c.kind == "hit" {
+					require.Equal(t, d.Gets, d.HitsZip)
+				} else {
+					require.Positive(t, d.Reads)
+				}
+			})
+		}
+	}
+}

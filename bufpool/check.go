@@ -50,7 +50,7 @@ func (in *instance) check() []error {
 			if hashKey(id) != k || in.part(id) != &in.hash[i] || in.hash[i].t.get(id) != pg {
 				fail("page %v is filed under key %#x, in the wrong partition, or cannot be found", id, k)
 			}
-			if pg.fix.Load() < 0 || pg.fix.Load()&orphan != 0 {
+			if pg.fix.Load() < 0 || pg.fix.Load()&(orphan|ioRead) != 0 {
 				fail("page %v has fix count %d", id, pg.fix.Load())
 			}
 			if !pg.lruNode.InList() {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/zipsim/zipsim/page"
 	"github.com/zipsim/zipsim/storage"
 )
 
@@ -305,10 +306,11 @@ func TestLegacyDetachRestoresZipClean(t *testing.T) {
 	testSpace(t, p, 1, 8192)
 	in := p.inst[0]
 	id := PageID{1, 7}
-	// A page whose zip image does not decompress (here: created and
-	// released without compressing, as after a compression failure).
+	// A page whose zip image does not decompress: an index page with no
+	// records heap (n_heap 0), as damage might leave it.
 	g, err := p.Create(ctx, id)
 	require.NoError(t, err)
+	page.Fil(g.Zip().Data()).SetType(page.TypeIndex)
 	g.Release()
 	require.NoError(t, p.Flush())
 	in.lruMu.Lock()
@@ -365,8 +367,9 @@ func TestStaleFixerAfterFailedUnzip(t *testing.T) {
 	testSpace(t, p, 1, 8192)
 	in := p.inst[0]
 	id := PageID{1, 7}
-	g, err := p.Create(ctx, id) // never compressed: the zip image is zeros
+	g, err := p.Create(ctx, id) // never compressed: an INDEX zip image of zeros, n_heap 0
 	require.NoError(t, err)
+	page.Fil(g.Zip().Data()).SetType(page.TypeIndex)
 	g.Release()
 	in.lruMu.Lock()
 	in.scanStripe = in.stats.Stripe()

@@ -41,7 +41,8 @@ type Page struct {
 	// under the page hash latch (shared is enough) and is read under the
 	// exclusive one. The orphan bit marks a page whose load failed: out of
 	// the hash and the lists, its descriptor is freed by the unfix that
-	// leaves only that bit, decided in one atomic step. It has a cache line
+	// leaves only that bit, decided in one atomic step. The ioRead bit
+	// marks a read in flight (see ioread.go). It has a cache line
 	// of its own: every fix writes it, while the fields below are read by
 	// every fix and written rarely.
 	fix atomic.Int32
@@ -55,7 +56,8 @@ type Page struct {
 	dirty atomic.Bool
 	// io is held from the copy of a page for writing until the write is
 	// done, so that two writes of one page never overlap and the newer
-	// copy always lands last [io_fix = BUF_IO_WRITE].
+	// copy always lands last [io_fix = BUF_IO_WRITE], and by a read from
+	// before the page is published until its block is in [BUF_IO_READ].
 	io sync.Mutex
 
 	frame *frame    // stateFrame only
@@ -77,8 +79,12 @@ type Page struct {
 // checks it.
 const pagePad = 72
 
-// orphan is the fix-count bit of a page whose load failed.
-const orphan = 1 << 30
+// Fix-count bits above the pins: a page whose load failed, and a page
+// whose read is in flight.
+const (
+	orphan = 1 << 30
+	ioRead = 1 << 29
+)
 
 // ID returns the page's id.
 func (p *Page) ID() PageID { return p.id }

@@ -33,6 +33,24 @@
 // tables, and decompresses it in the same fix. Create makes a page without a
 // read [buf_page_create], at the LRU head.
 //
+// Off-page columns of compressed tables live in ZBLOB pages, written once
+// and never changed, which InnoDB keeps compressed-only. FixZip
+// [buf_page_get_zip] pins a page of a compressed table and returns its zip
+// block, with no frame and no latch; a miss reads only the block, into a
+// compressed-only page at the LRU midpoint. A fixer that finds a page whose
+// read is in flight waits on the page's io mutex, which the reader holds
+// [io_fix = BUF_IO_READ]; if the read fails the page leaves the pool and
+// the waiters look it up again. CreateZip makes such a page as the BLOB
+// writer leaves it [buf_page_create, btr_blob_free]: its block filled
+// before it is published, then dirty and compressed-only at the LRU head;
+// a page of that number still in the pool (freed, now reused) is
+// discarded unwritten, as DropSpace discards. Giving a compressed-only page
+// a frame decompresses only index pages: ALLOCATED, FSP_HDR, ZBLOB and
+// ZBLOB2 blocks are copied to the start of the frame, the rest zeroed,
+// with no UNCOMPRESS_OPS, and any other type is corrupt
+// [buf_zip_decompress]. So a fixed ZBLOB page shows its block, and a freed
+// one can become a B-tree page.
+//
 // A frame comes from the free list or from eviction [buf_LRU_get_free_block,
 // buf_LRU_scan_and_free_block]. When unzip_LRU holds more than 10% of the
 // LRU and the load looks I/O-bound (over the last 50 one-second intervals
@@ -50,14 +68,15 @@
 //
 // # Concurrency
 //
-// Guards are the only way to touch page bytes; a pinned page is never
-// evicted, relocated or detached from its frame. Within an instance the
-// lock order is: LRU mutex, then a page hash latch, then the zip mutex,
-// then the free list mutex or the zip free mutex. Frame latches are taken
-// with none of these held, except by a fixer that has just attached a frame
-// under them and latches it before anyone can find it. Buddy relocation
-// holds the zip free mutex and therefore only tries the page hash latch and
-// zip mutex above it, giving up on the merge when they are busy.
+// Guards and ZipGuards are the only way to touch page bytes; a pinned
+// page is never evicted, relocated or detached from its frame. Within an
+// instance the lock order is: LRU mutex, then a page hash latch, then the
+// zip mutex, then the free list mutex or the zip free mutex. Frame latches
+// are taken with none of these held, except by a fixer that has just
+// attached a frame under them and latches it before anyone can find it.
+// Buddy relocation holds the zip free mutex and therefore only tries the
+// page hash latch and zip mutex above it, giving up on the merge when they
+// are busy. A page's io mutex is waited for with none of them held.
 //
 // Locking chooses which mutexes exist:
 //
@@ -78,8 +97,9 @@
 // # Statistics
 //
 // Stats is a value snapshot (Sub gives the activity between two) of page
-// gets, hits on a frame, hits that decompressed, reads, writes, evictions
-// of a frame or of a whole page, victim scan lengths, list lengths,
+// gets, hits on a frame, hits that decompressed, hits served by a zip
+// block without decompressing (FixZip, ZBLOB copies), reads, writes,
+// evictions of a frame or of a whole page, victim scan lengths, list lengths,
 // made-young counters, INNODB_CMPMEM per size and instance, lock statistics
 // and INNODB_CMP. Its String prints tables named after InnoDB's. Hot
 // counters are striped per P. Check returns every violated invariant.

@@ -8,11 +8,12 @@ import (
 	"time"
 )
 
-// dropWait bounds how long DropSpace waits for pins that eviction holds
-// while it writes a victim.
+// dropWait bounds how long DropSpace and CreateZip wait for pins that
+// eviction holds while it writes a victim.
 const dropWait = 5 * time.Second
 
-// ErrInUse is returned by DropSpace when a page of the space stays pinned.
+// ErrInUse is returned by DropSpace when a page of the space stays pinned,
+// and by CreateZip when the page it replaces does.
 var ErrInUse = errors.New("bufpool: a page of the space is still in use")
 
 // DropSpace forgets tablespace id: it is unregistered, so fixes of its pages
@@ -38,16 +39,47 @@ func (p *Pool) DropSpace(ctx context.Context, id uint32) error {
 	deadline := time.Now().Add(dropWait)
 	for _, in := range p.inst {
 		for in.dropPages(id) > 0 {
-			if err := ctx.Err(); err != nil {
-				return err
+			if err := awaitPins(ctx, deadline); err != nil {
+				return fmt.Errorf("%w: space %d", err, id)
 			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("%w: space %d", ErrInUse, id)
-			}
-			time.Sleep(time.Millisecond)
 		}
 	}
 	return nil
+}
+
+// awaitPins lets a millisecond pass before another try at removing pinned
+// pages, or says why there will be none: ctx's error, or ErrInUse once
+// the pins have outlasted deadline.
+func awaitPins(ctx context.Context, deadline time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if time.Now().After(deadline) {
+		return ErrInUse
+	}
+	time.Sleep(time.Millisecond)
+	return nil
+}
+
+// discard takes unpinned pg out of the page hash and the lists without
+// writing it, dirty or not, and returns its frame to the free list; the
+// caller then gives its zip block and descriptor back with releaseDesc,
+// outside the partition latch, as visitLRU does: freeing a block may
+// relocate another page's. A pinned page is left alone (false). The caller
+// holds the LRU mutex and the page's partition exclusively; the zip mutex
+// is taken here, as it guards a compressed-only descriptor.
+func (in *instance) discard(hp *hashPart, pg *Page) bool {
+	in.zipMu.Lock()
+	if pg.fix.Load() != 0 {
+		in.zipMu.Unlock()
+		return false
+	}
+	f := in.removePage(hp, pg, true)
+	in.zipMu.Unlock()
+	if f != nil {
+		in.pushFree(f)
+	}
+	return true
 }
 
 // dropPages removes the instance's unpinned pages of space and returns how
@@ -68,27 +100,15 @@ func (in *instance) dropPages(space uint32) (pinned int) {
 			}
 		}
 		for _, pg := range victims {
-			in.zipMu.Lock() // a compressed-only descriptor is guarded by it
-			if pg.fix.Load() != 0 {
-				in.zipMu.Unlock()
+			if !in.discard(hp, pg) {
 				pinned++
 				continue
-			}
-			f := in.removePage(hp, pg)
-			in.zipMu.Unlock()
-			if f != nil {
-				in.pushFree(f)
 			}
 			dropped = append(dropped, pg)
 		}
 		hp.mu.Unlock()
-		// Zip blocks go back outside the partition latch, as visitLRU
-		// gives them: freeing one may relocate another page's block.
 		for _, pg := range dropped {
-			in.freeZip(pg)
-			in.freeMu.Lock()
-			in.freeDescLocked(pg)
-			in.freeMu.Unlock()
+			in.releaseDesc(pg)
 			st.Add(cEvictPage, 1)
 		}
 		dropped = dropped[:0]

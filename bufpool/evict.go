@@ -231,7 +231,7 @@ func (in *instance) visitLRU(n *lruNode) bool {
 		hp.mu.Unlock()
 		return false
 	}
-	f := in.removePage(hp, pg)
+	f := in.removePage(hp, pg, true)
 	if zipOnly {
 		in.zipMu.Unlock()
 	}
@@ -248,13 +248,14 @@ func (in *instance) visitLRU(n *lruNode) bool {
 	return true
 }
 
-// removePage takes an unpinned page out of the page hash and every list
-// and detaches its frame, which it returns for the free list. The caller
-// holds the LRU mutex, the page's hash partition and, for a
-// compressed-only page, the zip mutex.
-func (in *instance) removePage(hp *hashPart, pg *Page) *frame {
+// removePage takes an unpinned page (or one whose load failed) out of the
+// page hash and every list and detaches its frame, which it returns for
+// the free list. evicted says whether the removal advances the policy's
+// freed-page clock. The caller holds the LRU mutex, the page's hash
+// partition and, for a compressed-only page, the zip mutex.
+func (in *instance) removePage(hp *hashPart, pg *Page, evicted bool) *frame {
 	hp.t.del(pg.id)
-	in.lru.Remove(&pg.lruNode, true)
+	in.lru.Remove(&pg.lruNode, evicted)
 	if pg.unzipNode.InList() {
 		in.unzip.Remove(&pg.unzipNode)
 	}

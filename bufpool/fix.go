@@ -43,12 +43,12 @@ func (p *Pool) Fix(ctx context.Context, id PageID, mode Mode) (Guard, error) {
 			return g, err
 		}
 		if pg.state == stateZipOnly {
-			// The descriptor of a compressed-only page is guarded by the
-			// zip mutex, which every fix of one takes [buf_page_get_mutex].
-			in.zipMu.Lock()
-			pg.fix.Add(1)
-			in.zipMu.Unlock()
+			in.pin(pg)
 			hp.mu.RUnlock()
+			if !awaitRead(pg) { // FixZip is reading it
+				in.unfix(pg)
+				continue
+			}
 			g, err := in.attachAndUnzip(ctx, pg, mode, st)
 			if errors.Is(err, errRetry) {
 				continue
@@ -66,11 +66,35 @@ func (p *Pool) Fix(ctx context.Context, id PageID, mode Mode) (Guard, error) {
 	return Guard{}, fmt.Errorf("bufpool: page %v: gave up after %d attempts to fix it while others evicted or failed to load it", id, maxFixAttempts)
 }
 
+// pin adds a fix to pg, found under its page hash latch held shared. The
+// descriptor of a compressed-only page is guarded by the zip mutex, which
+// every fix of one takes [buf_page_get_mutex].
+func (in *instance) pin(pg *Page) {
+	if pg.state == stateZipOnly {
+		in.zipMu.Lock()
+		pg.fix.Add(1)
+		in.zipMu.Unlock()
+		return
+	}
+	pg.fix.Add(1)
+}
+
 // youngAdder is a policy that distinguishes pages created in the pool,
 // which InnoDB puts at the LRU head, from pages read, which go to the
 // midpoint [buf_page_create, buf_LRU_add_block(old=FALSE)].
 type youngAdder interface {
 	AddYoung(n *lruNode, now time.Time)
+}
+
+// addLRU puts a page entering the pool into the policy: at the head when
+// it was created, at the midpoint when it was read. The caller holds the
+// LRU mutex.
+func (in *instance) addLRU(pg *Page, created bool) {
+	if y, ok := in.lru.(youngAdder); ok && created {
+		y.AddYoung(&pg.lruNode, in.pool.opts.Clock())
+		return
+	}
+	in.lru.Add(&pg.lruNode, in.pool.opts.Clock())
 }
 
 // freedClockAdvancer is a policy whose freed-page clock also counts frames
@@ -142,7 +166,8 @@ func (in *instance) unfix(pg *Page) {
 }
 
 // attachAndUnzip gives a pinned compressed-only page a frame and
-// decompresses it [buf_page_get_gen, BUF_BLOCK_ZIP_PAGE case: buf_relocate,
+// decompresses it, or copies it if it is not an index page (see inflate)
+// [buf_page_get_gen, BUF_BLOCK_ZIP_PAGE case: buf_relocate,
 // buf_unzip_LRU_add_block, buf_zip_decompress].
 func (in *instance) attachAndUnzip(ctx context.Context, pg *Page, mode Mode, st stripe.Stripe) (Guard, error) {
 	f, err := in.getFreeFrame(ctx, st)
@@ -179,14 +204,18 @@ func (in *instance) attachAndUnzip(ctx context.Context, pg *Page, mode Mode, st 
 	hp.mu.Unlock()
 	in.lruMu.Unlock()
 
-	if err := pg.zipd.Decompress(f.buf, pg.space.env); err != nil {
+	unzipped, err := in.inflate(pg, f)
+	if err != nil {
 		in.detach(pg, f, st)
 		f.latch.Unlock()
 		in.unfix(pg)
 		return Guard{}, err
 	}
-	in.pool.stat.unzip()
-	st.Add(cHitUnzip, 1)
+	if unzipped {
+		st.Add(cHitUnzip, 1)
+	} else {
+		st.Add(cHitZip, 1)
+	}
 	if mode == Shared {
 		f.latch.Unlock()
 		f.latch.RLock()
@@ -220,7 +249,8 @@ func (in *instance) detach(pg *Page, f *frame, st stripe.Stripe) {
 // read brings a page into the pool [buf_read_page → buf_page_init_for_read,
 // buf_LRU_add_block]: a descriptor, a zip block on compressed tables and a
 // frame, inserted into the page hash and at the LRU midpoint with the frame
-// latched exclusively, then the I/O and, on compressed tables, the first
+// latched exclusively and the read marked in flight (for FixZip, which
+// latches no frame), then the I/O and, on compressed tables, the first
 // decompression (InnoDB reads compressed-only and decompresses on the fix
 // that follows; this is that fix). With create set it makes a new page
 // instead of reading one [buf_page_create].
@@ -257,15 +287,14 @@ func (in *instance) read(ctx context.Context, id PageID, mode Mode, st stripe.St
 		return Guard{}, errRetry
 	}
 	f.latch.Lock() // before publishing, as in attachAndUnzip
+	if !create {
+		beginRead(pg)
+	}
 	pg.frame = f
 	f.page.Store(pg)
 	pg.state = stateFrame
 	hp.t.put(id, pg)
-	if y, ok := in.lru.(youngAdder); ok && create {
-		y.AddYoung(&pg.lruNode, in.pool.opts.Clock())
-	} else {
-		in.lru.Add(&pg.lruNode, in.pool.opts.Clock())
-	}
+	in.addLRU(pg, create)
 	if pg.zip != nil {
 		in.unzip.PushFront(&pg.unzipNode)
 	}
@@ -279,11 +308,17 @@ func (in *instance) read(ctx context.Context, id PageID, mode Mode, st stripe.St
 		}
 		pg.dirty.Store(true)
 		st.Add(cCreates, 1)
-	} else if err := in.load(pg, f, st); err != nil {
-		in.drop(pg, f)
-		f.latch.Unlock()
-		in.unfix(pg)
-		return Guard{}, err
+	} else {
+		err := in.load(pg, f, st)
+		if err != nil {
+			in.drop(pg)
+		}
+		endRead(pg)
+		if err != nil {
+			f.latch.Unlock()
+			in.unfix(pg)
+			return Guard{}, err
+		}
 	}
 	if mode == Shared {
 		f.latch.Unlock()
@@ -295,12 +330,23 @@ func (in *instance) read(ctx context.Context, id PageID, mode Mode, st stripe.St
 
 // load reads a page from storage into its new frame (and zip block).
 func (in *instance) load(pg *Page, f *frame, st stripe.Stripe) error {
-	sp := pg.space
-	buf := f.buf
-	if pg.zip != nil {
-		buf = pg.zip
+	if pg.zip == nil {
+		return in.readBlock(pg, f.buf, st)
 	}
-	if err := sp.ts.ReadPage(pg.id.PageNo, buf); err != nil {
+	if err := in.readBlock(pg, pg.zip, st); err != nil {
+		return err
+	}
+	if _, err := in.inflate(pg, f); err != nil {
+		return fmt.Errorf("bufpool: read page %v: %w", pg.id, err)
+	}
+	return nil
+}
+
+// readBlock reads a page's image from storage into buf, its zip block on a
+// compressed table, else its frame, and verifies the checksum
+// [buf_read_page_low, buf_page_io_complete].
+func (in *instance) readBlock(pg *Page, buf []byte, st stripe.Stripe) error {
+	if err := pg.space.ts.ReadPage(pg.id.PageNo, buf); err != nil {
 		return fmt.Errorf("bufpool: read page %v: %w", pg.id, err)
 	}
 	in.pool.stat.io()
@@ -308,37 +354,35 @@ func (in *instance) load(pg *Page, f *frame, st stripe.Stripe) error {
 	if err := page.Verify(buf); err != nil {
 		return fmt.Errorf("bufpool: read page %v: %w", pg.id, err)
 	}
-	if pg.zip == nil {
-		return nil
-	}
-	if err := pg.zipd.Decompress(f.buf, sp.env); err != nil {
-		return fmt.Errorf("bufpool: read page %v: %w", pg.id, err)
-	}
-	in.pool.stat.unzip()
 	return nil
 }
 
-// drop removes a page whose load failed. Fixers that found it meanwhile
-// hold pins: the descriptor is freed by the last unfix.
-func (in *instance) drop(pg *Page, f *frame) {
+// drop removes a page whose load failed, with or without a frame. Fixers
+// that found it meanwhile hold pins: the descriptor is freed by the last
+// unfix.
+func (in *instance) drop(pg *Page) {
 	hp := in.part(pg.id)
 	in.lruMu.Lock()
 	hp.mu.Lock()
-	hp.t.del(pg.id)
-	in.lru.Remove(&pg.lruNode, false)
-	if pg.unzipNode.InList() {
-		in.unzip.Remove(&pg.unzipNode)
+	zipOnly := pg.state == stateZipOnly
+	if zipOnly {
+		in.zipMu.Lock()
 	}
-	pg.frame = nil
-	f.page.Store(nil)
+	f := in.removePage(hp, pg, false)
 	pg.fix.Or(orphan)
+	if zipOnly {
+		in.zipMu.Unlock()
+	}
 	hp.mu.Unlock()
-	in.pushFree(f)
+	if f != nil {
+		in.pushFree(f)
+	}
 	in.freeZip(pg)
 	in.lruMu.Unlock()
 }
 
-// releaseDesc frees a descriptor that never entered the page hash.
+// releaseDesc frees a descriptor that is not, or no longer, in the page
+// hash and the lists, with its zip block.
 func (in *instance) releaseDesc(pg *Page) {
 	in.freeZip(pg)
 	in.freeMu.Lock()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"runtime"
 	"testing"
 
@@ -95,4 +96,72 @@ func createStamped(t testing.TB, p *Pool, space uint32, n int) {
 		stamp(t, &g, 1)
 		g.Release()
 	}
+}
+
+// zblob returns a CreateZip fill formatting the block as page id of a
+// compressed BLOB chain (odd pages ZBLOB, the first of a chain, even ones
+// ZBLOB2) holding zblobPiece(id, version).
+func zblob(id PageID, version byte) func([]byte) error {
+	return func(b []byte) error {
+		return page.FormatZBlobPage(b, id.PageNo, id.Space, id.PageNo%2 == 1, zblobPiece(id, version, len(b)), page.FilNull)
+	}
+}
+
+// zblobPiece is the piece of a compressed stream that zblob's page holds:
+// the id and version, then bytes derived from them; its length varies
+// with the page number.
+func zblobPiece(id PageID, version byte, zipSize int) []byte {
+	b := make([]byte, page.ZBlobPayload(zipSize)-int(id.PageNo%13))
+	binary.BigEndian.PutUint32(b, id.Space)
+	binary.BigEndian.PutUint32(b[4:], id.PageNo)
+	b[8] = version
+	for i := 9; i < len(b); i++ {
+		b[i] = byte(i*31) ^ byte(id.PageNo) ^ version
+	}
+	return b
+}
+
+// checkZBlob reports whether block is the page zblob(id, version)
+// formatted; it returns an error rather than failing the test, so that
+// goroutines can call it.
+func checkZBlob(block []byte, id PageID, version byte) error {
+	chunk, next, err := page.ParseZBlobPage(block, id.PageNo%2 == 1)
+	if err != nil {
+		return fmt.Errorf("page %v: %w", id, err)
+	}
+	if next != page.FilNull || !bytes.Equal(chunk, zblobPiece(id, version, len(block))) {
+		return fmt.Errorf("page %v: the ZBLOB page does not hold version %d's piece (next %d, %d bytes)", id, version, next, len(chunk))
+	}
+	return nil
+}
+
+// createZBlobs makes pages 1..n of space ZBLOB pages of version 1.
+func createZBlobs(t testing.TB, p *Pool, space uint32, n int) {
+	t.Helper()
+	for i := 1; i <= n; i++ {
+		id := PageID{space, uint32(i)}
+		require.NoError(t, p.CreateZip(ctx, id, zblob(id, 1)))
+	}
+}
+
+// reopen closes p, which must hold only space id on mem, and opens that
+// tablespace again in a new pool with options o: a restart.
+func reopen(t testing.TB, p *Pool, mem *storage.Memory, id uint32, o Options) *Pool {
+	t.Helper()
+	require.NoError(t, p.Close())
+	ts, err := storage.Open(mem.Reopen())
+	require.NoError(t, err)
+	q := newPool(t, o)
+	require.NoError(t, q.AddSpace(id, ts, nil))
+	return q
+}
+
+// checkZBlobFrame reports whether a guard's frame holds the page
+// zblob(id, version) formatted, copied from its zip block, the rest zeros.
+func checkZBlobFrame(g *Guard, id PageID, version byte) error {
+	zs := g.Zip().Size()
+	if rest := g.Frame()[zs:]; bytes.Count(rest, []byte{0}) != len(rest) {
+		return fmt.Errorf("page %v: the frame past the %d-byte block copy is not zeros", id, zs)
+	}
+	return checkZBlob(g.Frame()[:zs], id, version)
 }

@@ -15,6 +15,7 @@ import (
 const (
 	cHitFrame = iota
 	cHitUnzip
+	cHitZip
 	cReads
 	cWrites
 	cCreates
@@ -35,9 +36,14 @@ const (
 type Stats struct {
 	At time.Time
 
-	Gets       uint64 // fixes that returned a guard: HitsFrame + HitsUnzip + Reads
-	HitsFrame  uint64 // fixes served by a frame already there
-	HitsUnzip  uint64 // fixes of compressed-only pages, which decompressed them
+	Gets      uint64 // fixes that returned a guard: HitsFrame + HitsUnzip + HitsZip + Reads
+	HitsFrame uint64 // fixes served by a frame already there
+	HitsUnzip uint64 // fixes of compressed-only pages, which decompressed them
+	// HitsZip counts fixes served by a compressed copy already there
+	// without decompressing it: FixZip hits, and fixes that gave a
+	// compressed-only page of another type than index (a ZBLOB page) a
+	// frame by copying it [buf_zip_decompress].
+	HitsZip    uint64
 	Reads      uint64 // pages read from storage (misses)
 	Writes     uint64 // pages written to storage
 	Creates    uint64 // pages created without a read
@@ -81,9 +87,10 @@ func (p *Pool) Stats() Stats {
 	sums := make([]uint64, nStats)
 	for _, in := range p.inst {
 		in.stats.SumAll(sums)
-		s.Gets += sums[cHitFrame] + sums[cHitUnzip] + sums[cReads]
+		s.Gets += sums[cHitFrame] + sums[cHitUnzip] + sums[cHitZip] + sums[cReads]
 		s.HitsFrame += sums[cHitFrame]
 		s.HitsUnzip += sums[cHitUnzip]
+		s.HitsZip += sums[cHitZip]
 		s.Reads += sums[cReads]
 		s.Writes += sums[cWrites]
 		s.Creates += sums[cCreates]
@@ -140,6 +147,7 @@ func (s Stats) Sub(prev Stats) Stats {
 	d.Gets -= prev.Gets
 	d.HitsFrame -= prev.HitsFrame
 	d.HitsUnzip -= prev.HitsUnzip
+	d.HitsZip -= prev.HitsZip
 	d.Reads -= prev.Reads
 	d.Writes -= prev.Writes
 	d.Creates -= prev.Creates
@@ -164,8 +172,9 @@ func (s Stats) Sub(prev Stats) Stats {
 	return d
 }
 
-// HitRate is the share of fixes served by a frame already in the pool.
-func (s Stats) HitRate() float64 { return ratio(s.HitsFrame, s.Gets) }
+// HitRate is the share of fixes served by a copy already in the pool
+// without decompressing: a frame, or for HitsZip the compressed copy.
+func (s Stats) HitRate() float64 { return ratio(s.HitsFrame+s.HitsZip, s.Gets) }
 
 // ScanMean is the mean number of pages a victim search examined.
 func (s Stats) ScanMean() float64 { return ratio(s.Scanned, s.Scans) }
@@ -191,6 +200,7 @@ func (s Stats) String() string {
 		{"POOL_SIZE_PAGES", i(s.Frames)}, {"PAGES", i(s.Pages)}, {"FREE_BUFFERS", i(s.FreeLen)},
 		{"LRU_LEN", i(s.LRULen)}, {"OLD_DATABASE_PAGES", i(s.OldLen)}, {"UNZIP_LRU_LEN", i(s.UnzipLen)}, {"ZIP_ONLY_PAGES", i(s.ZipOnly)},
 		{"PAGE_GETS", u(s.Gets)}, {"HITS_ON_FRAME", u(s.HitsFrame)}, {"HITS_NEEDING_DECOMPRESSION", u(s.HitsUnzip)},
+		{"HITS_ON_ZIP_BLOCK", u(s.HitsZip)},
 		{"HIT_RATE", fmt.Sprintf("%.4f", s.HitRate())},
 		{"PAGES_READ", u(s.Reads)}, {"PAGES_WRITTEN", u(s.Writes)}, {"PAGES_CREATED", u(s.Creates)},
 		{"EVICTED_FRAME_ONLY", u(s.EvictFrame)}, {"EVICTED_WHOLE_PAGE", u(s.EvictPage)},
