@@ -76,8 +76,8 @@ func (a *allocator) state() (next uint32, free []uint32) {
 }
 
 // check returns what is wrong with the allocator's state: pages freed
-// twice or never handed out, and pages neither free nor counted by the
-// indexes (used, the pages the indexes hold).
+// twice or never handed out, and pages neither free nor counted as used
+// (the pages the indexes and off-page chains hold).
 func (a *allocator) check(used int) []error {
 	a.mu.Lock()
 	next, free, bad := a.next, slices.Clone(a.free), a.badFrees
@@ -90,9 +90,22 @@ func (a *allocator) check(used int) []error {
 		errs = append(errs, err)
 	}
 	if got := used + len(free); got != int(next)-1 {
-		errs = append(errs, fmt.Errorf("allocator: pages 1..%d were handed out, but the indexes hold %d and %d are free", next-1, used, len(free)))
+		errs = append(errs, fmt.Errorf("allocator: pages 1..%d were handed out, but the indexes and off-page chains hold %d and %d are free", next-1, used, len(free)))
 	}
 	return errs
+}
+
+// checkNotFree says whether any of pages, which something holds, is on
+// the free list.
+func (a *allocator) checkNotFree(pages map[uint32]bool) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, no := range a.free {
+		if pages[no] {
+			return fmt.Errorf("allocator: page %d is on the free list and in an off-page chain", no)
+		}
+	}
+	return nil
 }
 
 // checkFreeList says whether free holds distinct pages below next.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/zipsim/zipsim/page"
 )
 
 // maxRowErrors bounds the row and entry errors Check reports per index,
@@ -18,8 +19,11 @@ const maxRowErrors = 20
 //   - every row decodes under the table's columns and sits in the
 //     partition its partitioning columns hash to;
 //   - each secondary index holds exactly the entries the rows call for;
+//   - every off-page value's chain is sound, holds as many bytes as its
+//     reference says (compressed ones are inflated to see), and no page
+//     is in two chains, in an index or on the free list;
 //   - in each tablespace the pages handed out are exactly those the
-//     indexes hold plus the free list.
+//     indexes and chains hold plus the free list.
 //
 // The entries are compared with the rows by count and by a sum of their
 // hashes, which takes one scan of each index; only when those disagree
@@ -37,11 +41,14 @@ func (t *Table) Check(ctx context.Context) []error {
 				used += n
 			}
 		}
-		for _, err := range p.alloc.check(used) {
+		want, blobPages, rerrs := t.checkRows(ctx, p)
+		errs = append(errs, rerrs...)
+		for _, err := range p.alloc.check(used + len(blobPages)) {
 			errs = append(errs, fmt.Errorf("zipsim: %s: %w", p.name, err))
 		}
-		want, rerrs := t.checkRows(ctx, p)
-		errs = append(errs, rerrs...)
+		if err := p.alloc.checkNotFree(blobPages); err != nil {
+			errs = append(errs, fmt.Errorf("zipsim: %s: %w", p.name, err))
+		}
 		for j := 1; j < len(p.indexes); j++ {
 			x := t.sch.indexes[j].name
 			got, err := sumEntries(ctx, p, j)
@@ -108,15 +115,23 @@ func (e *rowErrors) result(err error) []error {
 }
 
 // checkRows decodes every row of partition p, checks its partition and
-// sums the secondary entries it calls for, per index.
-func (t *Table) checkRows(ctx context.Context, p *partition) ([]entrySum, []error) {
+// its off-page chains and sums the secondary entries it calls for, per
+// index. It returns the sums and the pages of the chains.
+func (t *Table) checkRows(ctx context.Context, p *partition) ([]entrySum, map[uint32]bool, []error) {
 	s := t.sch
 	row := make(Row, len(s.cols))
 	want := make([]entrySum, len(s.indexes))
 	var part, sec []byte
+	w := getWork()
+	defer putWork(w)
+	bs := t.blobs(ctx, w, p)
+	blobPages := make(map[uint32]bool)
 	e := rowErrors{where: p.name + "." + PrimaryIndexName}
 	err := p.indexes[0].Scan(ctx, nil, nil, false, func(key, val []byte) bool {
-		if err := t.decodeRow(row, key, val); err != nil {
+		if err := t.checkExtern(bs, val, blobPages); err != nil {
+			e.add("key %x: %v", key, err)
+		}
+		if err := t.decodeRow(row, key, val, bs, nil); err != nil {
 			e.add("key %x: %v", key, err)
 			return true
 		}
@@ -132,7 +147,27 @@ func (t *Table) checkRows(ctx context.Context, p *partition) ([]entrySum, []erro
 		}
 		return true
 	})
-	return want, e.result(err)
+	return want, blobPages, e.result(err)
+}
+
+// checkExtern checks the chains of clustered value val: each sound and
+// sharing no page with the chains seen before, which it adds to seen.
+// Decoding the row then reads them, inflating compressed ones, and checks
+// their lengths.
+func (t *Table) checkExtern(bs *blobStore, val []byte, seen map[uint32]bool) error {
+	return t.sch.visitExtern(val, func(c int, local []byte, ref page.ExternRef) error {
+		pages, _, err := page.BlobPages(bs, bs.format, ref)
+		if err != nil {
+			return fmt.Errorf("column %q: %w", t.sch.cols[c].Name, err)
+		}
+		for _, no := range pages {
+			if seen[no] {
+				return fmt.Errorf("column %q: page %d of the chain from page %d is in another chain too", t.sch.cols[c].Name, no, ref.PageNo)
+			}
+			seen[no] = true
+		}
+		return nil
+	})
 }
 
 // checkEntries looks up the row of every entry of secondary index j of
@@ -143,6 +178,9 @@ func (t *Table) checkEntries(ctx context.Context, p *partition, j int) []error {
 	x := &s.indexes[j]
 	row := make(Row, len(s.cols))
 	var pk, val, again []byte
+	w := getWork()
+	defer putWork(w)
+	bs := t.blobs(ctx, w, p)
 	e := rowErrors{where: p.name + "." + x.name}
 	err := p.indexes[j].Scan(ctx, nil, nil, false, func(key, _ []byte) bool {
 		rest, err := s.decodeKey(row, x, key)
@@ -159,7 +197,7 @@ func (t *Table) checkEntries(ctx context.Context, p *partition, j int) []error {
 			e.add("entry %x: no row with key %x (%v)", key, pk, err)
 			return true
 		}
-		if err := s.decodeValue(row, val); err != nil {
+		if err := s.decodeValue(row, val, bs, s.secCols); err != nil {
 			e.add("entry %x: row %x: %v", key, pk, err)
 			return true
 		}

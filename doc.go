@@ -48,6 +48,30 @@
 // columns followed by the primary key columns it does not name, so
 // entries are unique and lead back to the row; its value is empty.
 //
+// # Row formats and off-page columns
+//
+// A clustered record too big for its page (half an uncompressed page, or
+// on a compressed table page_zip_rec_needs_ext's limit tied to the zip
+// size) moves its longest eligible column off-page, then the next, until
+// it fits [dtuple_convert_big_rec]. Eligible are VARCHARs outside the
+// primary key longer than 40 bytes; DYNAMIC and COMPRESSED also require
+// a declared length over 255 (DATA_BIG_COL), and COMPACT moves only values
+// longer than the 788 bytes it would keep. COMPACT keeps a 768-byte prefix
+// and a 20-byte reference in the record, DYNAMIC and COMPRESSED only the
+// reference. The value goes to a chain of BLOB pages (16,330 bytes each on
+// 16K pages) on COMPACT and DYNAMIC, or, on COMPRESSED, is deflated as one
+// stream cut over ZBLOB pages of the zip size, so its ratio is not held to
+// the 2:1 that 8K B-tree pages allow [btr_store_big_rec_extern_fields].
+// ZBLOB pages live in the pool compressed-only and are inflated straight
+// from the zip block (bufpool.Pool.FixZip, buf_page_get_zip). Chains are
+// never shared or changed: an update that changes an off-page value writes
+// a new chain and frees the old one, and one that leaves it as it was keeps
+// its chain; a delete frees them. Get reads off-page values whole;
+// GetColumns and ScanColumns read only the columns asked for, which is
+// how a DYNAMIC table's small clustered index pays off (seed 001).
+// Table.Space splits a table's pages into clustered index, secondary
+// indexes, off-page chains and their unused tails.
+//
 // # InnoDB counterparts
 //
 //   - dict/dict0dict.cc, dict0crea.cc and the data dictionary tables: the
@@ -58,6 +82,9 @@
 //   - row/row0ins.cc (row_ins_clust_index_entry, row_ins_sec_index_entry)
 //     and row/row0upd.cc (row_upd_clust_step, row_upd_sec_step): the order
 //     of index changes in Insert, Update and Delete.
+//   - data/data0data.cc (dtuple_convert_big_rec) and btr/btr0cur.cc
+//     (btr_store_big_rec_extern_fields, btr_copy_externally_stored_field,
+//     btr_free_externally_stored_field): off-page columns (offpage.go).
 //   - row/row0sel.cc: row_sel_get_clust_rec and
 //     row_sel_sec_rec_is_for_clust_rec for scans of non-covering secondary
 //     indexes; ha_partition's ordered index scan for merged scans of
@@ -80,7 +107,12 @@
 // of one row never interleave; reads take no row lock, so a read that
 // runs beside a write of the same row may see its clustered change before
 // its secondary ones (no MVCC). A scan's callback may call the table's
-// methods.
+// methods. Off-page values are read with the record's leaf page latched
+// (btree.Index.View), as row_sel_store_mysql_field does, and a writer
+// frees a chain only after it has changed the record under that latch,
+// so a reader never follows a reference into freed pages; a scan, whose
+// cursor keeps a copy of each leaf, reads a row with off-page columns
+// again through its leaf before following them.
 //
 // # Caveats
 //
@@ -96,10 +128,15 @@
 //   - No NULLs, no unique secondary indexes, no foreign keys, no ALTER
 //     TABLE (DropTable drops), and no SQL. Unsigned integers are stored
 //     signed.
-//   - Rows are stored whole: off-page columns (COMPACT's 768-byte prefix,
-//     DYNAMIC's 20-byte pointer, COMPRESSED's ZBLOB streams) come in a
-//     later issue, so until then COMPACT and DYNAMIC store rows alike and
-//     a row that does not fit a page fails with ErrTooBig.
+//   - Off-page values are written before their record is inserted (InnoDB
+//     inserts the record with zeroed references and writes the chains
+//     after), so an insert refused as a duplicate has written chains it
+//     then frees. References sit after the record's other fields, not
+//     inside each field, which changes nothing on compressed pages (their
+//     BLOB pointer area holds them either way). Only BLOB/ZBLOB chains of
+//     5.6/5.7 are modelled, not 8.0's LOB index pages. Update takes whole
+//     rows, not an update vector, so it finds unchanged off-page values by
+//     comparing lengths and then contents.
 //   - Pages are allocated one at a time, not in InnoDB's 64-page extents,
 //     so indexes loaded together interleave in the file.
 //   - Schema errors, KEY_BLOCK_SIZE too small for the keys included, are

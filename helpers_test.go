@@ -13,11 +13,23 @@ var ctx = context.Background()
 
 // openMem opens an in-memory store with a small pool and closes it when
 // the test ends, unless the test closed it.
-func openMem(t testing.TB) *zipsim.Store {
+func openMem(t testing.TB) *zipsim.Store { return openMemPool(t, 16<<20) }
+
+// openMemPool is openMem with a pool of poolBytes.
+func openMemPool(t testing.TB, poolBytes int64) *zipsim.Store {
 	t.Helper()
-	st, err := zipsim.Open("", zipsim.Options{Pool: bufpool.Options{Bytes: 16 << 20}})
+	st, err := zipsim.Open("", zipsim.Options{Pool: bufpool.Options{Bytes: poolBytes}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// openDir opens the store in dir with a pool of poolBytes, without sync;
+// the caller closes it.
+func openDir(t testing.TB, dir string, poolBytes int64) *zipsim.Store {
+	t.Helper()
+	st, err := zipsim.Open(dir, zipsim.Options{Pool: bufpool.Options{Bytes: poolBytes}, NoSync: true})
+	require.NoError(t, err)
 	return st
 }
 

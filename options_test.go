@@ -238,26 +238,36 @@ func TestRowErrors(t *testing.T) {
 	require.Empty(t, tb.Check(ctx))
 }
 
+// TestRowTooBig checks that a row too big for a page even with its long
+// columns off-page fails with ErrTooBig, and that a failed update leaves
+// the row as it was: VARCHAR(255) columns never move on DYNAMIC (they are
+// not DATA_BIG_COL), so forty full ones make a record of over 10 KB.
 func TestRowTooBig(t *testing.T) {
 	st := openMem(t)
-	tb, err := st.CreateTable(ctx, "doc", zipsim.TableOptions{
-		Columns: []zipsim.Column{
-			{Name: "id", Type: zipsim.TypeInt},
-			{Name: "word_document_id", Type: zipsim.TypeInt},
-			{Name: "html", Type: zipsim.TypeVarchar, Len: zipsim.MaxVarcharLen},
-		},
+	o := zipsim.TableOptions{
+		Columns:          []zipsim.Column{{Name: "id", Type: zipsim.TypeInt}, {Name: "k", Type: zipsim.TypeInt}},
 		PrimaryKey:       []string{"id"},
-		SecondaryIndexes: []zipsim.IndexDef{{Name: "wd", Columns: []string{"word_document_id"}}},
-	})
+		SecondaryIndexes: []zipsim.IndexDef{{Name: "k_i", Columns: []string{"k"}}},
+	}
+	for i := range 40 {
+		o.Columns = append(o.Columns, zipsim.Column{Name: fmt.Sprintf("c%d", i), Type: zipsim.TypeVarchar, Len: 255})
+	}
+	tb, err := st.CreateTable(ctx, "wide", o)
 	require.NoError(t, err)
-	body := make([]byte, 64<<10)
-	require.ErrorIs(t, tb.Insert(ctx, zipsim.Row{zipsim.Int(1), zipsim.Int(7), zipsim.Bytes(body)}), zipsim.ErrTooBig)
-	require.NoError(t, tb.Insert(ctx, zipsim.Row{zipsim.Int(1), zipsim.Int(7), zipsim.Bytes(body[:2000])}))
-	require.ErrorIs(t, tb.Update(ctx, zipsim.Row{zipsim.Int(1), zipsim.Int(8), zipsim.Bytes(body)}), zipsim.ErrTooBig)
-	row, ok, err := tb.Get(ctx, nil, zipsim.Int(1))
+	row := func(k int64, n int) zipsim.Row {
+		r := zipsim.Row{zipsim.Int(1), zipsim.Int(k)}
+		for range 40 {
+			r = append(r, zipsim.Bytes(make([]byte, n)))
+		}
+		return r
+	}
+	require.ErrorIs(t, tb.Insert(ctx, row(7, 255)), zipsim.ErrTooBig)
+	require.NoError(t, tb.Insert(ctx, row(7, 100)))
+	require.ErrorIs(t, tb.Update(ctx, row(8, 255)), zipsim.ErrTooBig)
+	got, ok, err := tb.Get(ctx, nil, zipsim.Int(1))
 	require.NoError(t, err)
 	require.True(t, ok)
-	require.Equal(t, int64(7), row[1].Int(), "a failed update leaves the row as it was")
-	require.Len(t, row[2].Bytes(), 2000)
+	require.Equal(t, int64(7), got[1].Int(), "a failed update leaves the row as it was")
+	require.Len(t, got[2].Bytes(), 100)
 	require.Empty(t, tb.Check(ctx))
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/zipsim/zipsim/page"
 )
 
 // Value is one column's value: an integer for TypeInt columns, bytes for
@@ -204,10 +206,27 @@ func (s *schema) appendPrefix(dst []byte, x *indexSchema, vals []Value) []byte {
 }
 
 // appendValue appends the clustered record's value: every column outside
-// the primary key.
-func (s *schema) appendValue(dst []byte, row Row) []byte {
-	for _, p := range s.vals {
-		dst = appendFieldValue(dst, &s.cols[p], row[p])
+// the primary key, the columns marked in ext (by position in s.vals; nil
+// means none) as their local prefix with the external flag, then the
+// references to those columns' off-page values, refs, in column order.
+func (s *schema) appendValue(dst []byte, row Row, ext []bool, refs []page.ExternRef) []byte {
+	for j, p := range s.vals {
+		c := &s.cols[p]
+		switch {
+		case !s.extCap[p]:
+			dst = appendFieldValue(dst, c, row[p])
+		case ext != nil && ext[j]:
+			n := s.localPrefix()
+			dst = binary.AppendUvarint(dst, uint64(n)<<1|1)
+			dst = append(dst, row[p].b[:n]...)
+		default:
+			dst = binary.AppendUvarint(dst, uint64(len(row[p].b))<<1)
+			dst = append(dst, row[p].b...)
+		}
+	}
+	for _, r := range refs {
+		dst = append(dst, make([]byte, page.ExternRefSize)...)
+		r.Encode(dst[len(dst)-page.ExternRefSize:])
 	}
 	return dst
 }
@@ -278,32 +297,89 @@ func (s *schema) decodeKey(row Row, x *indexSchema, key []byte) ([]byte, error) 
 }
 
 // decodeValue fills the non-key columns of row from a clustered record's
-// value.
-func (s *schema) decodeValue(row Row, val []byte) error {
+// value. Off-page values are read through ext, whole; need (nil: every
+// column) says which columns to fill, and the others get the zero Value,
+// so that an off-page column nobody asked for costs no reads.
+func (s *schema) decodeValue(row Row, val []byte, ext *blobStore, need []bool) error {
+	n, err := s.externRefs(val)
+	if err != nil {
+		return err
+	}
+	refs := val[len(val)-n*page.ExternRefSize:]
 	for _, p := range s.vals {
 		c := &s.cols[p]
-		n := c.Len
+		l, flag := c.Len, false
 		if c.Type == TypeVarchar {
-			l, k := binary.Uvarint(val)
-			if k <= 0 || l > uint64(c.Len) {
+			u, k := binary.Uvarint(val)
+			if s.extCap[p] {
+				flag = u&1 != 0
+				u >>= 1
+			}
+			if k <= 0 || u > uint64(c.Len) {
 				return errCorrupt
 			}
-			val, n = val[k:], int(l)
+			val, l = val[k:], int(u)
 		}
-		if len(val) < n {
-			return errCorrupt
+		local := val[:l]
+		val = val[l:]
+		switch {
+		case need != nil && !need[p]:
+			row[p] = Value{}
+		case c.Type == TypeInt:
+			row[p] = Value{i: int64(decodeUint(local) - intBias(l)), kind: kindInt}
+		case !flag:
+			setBytes(row, p, local)
+		case ext == nil:
+			return fmt.Errorf("column %q is off-page: %w", c.Name, errCorrupt)
+		default:
+			ref, err := page.DecodeExternRef(refs)
+			if err != nil {
+				return err
+			}
+			b, err := ext.read(append(row[p].b[:0], local...), ref)
+			if err == nil && len(b) > c.Len {
+				err = fmt.Errorf("%w: column %q holds %d bytes off-page, more than its %d", errCorrupt, c.Name, len(b), c.Len)
+			}
+			if err != nil {
+				return fmt.Errorf("column %q: %w", c.Name, err)
+			}
+			row[p] = Value{b: nonNil(b), kind: kindBytes}
 		}
-		if c.Type == TypeInt {
-			row[p] = Value{i: int64(decodeUint(val[:n]) - intBias(n)), kind: kindInt}
-		} else {
-			setBytes(row, p, val[:n])
+		if flag {
+			refs = refs[page.ExternRefSize:]
 		}
-		val = val[n:]
-	}
-	if len(val) != 0 {
-		return errCorrupt
 	}
 	return nil
+}
+
+// externRefs returns how many off-page references end a clustered value,
+// checking that its fields and references account for every byte; it is
+// the btree's Options.ExternRefs.
+func (s *schema) externRefs(val []byte) (int, error) {
+	n := 0
+	for _, p := range s.vals {
+		c := &s.cols[p]
+		l := c.Len
+		if c.Type == TypeVarchar {
+			u, k := binary.Uvarint(val)
+			if s.extCap[p] {
+				n += int(u & 1)
+				u >>= 1
+			}
+			if k <= 0 || u > uint64(c.Len) {
+				return 0, errCorrupt
+			}
+			val, l = val[k:], int(u)
+		}
+		if len(val) < l {
+			return 0, errCorrupt
+		}
+		val = val[l:]
+	}
+	if len(val) != n*page.ExternRefSize {
+		return 0, errCorrupt
+	}
+	return n, nil
 }
 
 // decodeUint reads a big-endian unsigned integer of up to 8 bytes.

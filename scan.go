@@ -26,7 +26,16 @@ import (
 // does, unless from and to agree on every partitioning column, which
 // pins the one partition to read (partition pruning).
 func (t *Table) Scan(ctx context.Context, from, to []Value, reverse bool, fn func(Row) bool) error {
-	return t.scan(ctx, 0, from, to, reverse, fn)
+	return t.scan(ctx, 0, nil, from, to, reverse, fn)
+}
+
+// ScanColumns is Scan filling only the columns of cols (see Columns and
+// GetColumns).
+func (t *Table) ScanColumns(ctx context.Context, cols Columns, from, to []Value, reverse bool, fn func(Row) bool) error {
+	if err := cols.check(t); err != nil {
+		return fmt.Errorf("zipsim: %s: scan: %w", t.name, err)
+	}
+	return t.scan(ctx, 0, cols.need, from, to, reverse, fn)
 }
 
 // ScanIndex is Scan on the secondary index named index, with from and to
@@ -37,7 +46,7 @@ func (t *Table) Scan(ctx context.Context, from, to []Value, reverse bool, fn fun
 func (t *Table) ScanIndex(ctx context.Context, index string, from, to []Value, reverse bool, fn func(Row) bool) error {
 	for i := 1; i < len(t.sch.indexes); i++ {
 		if strings.EqualFold(t.sch.indexes[i].name, index) {
-			return t.scan(ctx, i, from, to, reverse, fn)
+			return t.scan(ctx, i, nil, from, to, reverse, fn)
 		}
 	}
 	names := make([]string, 0, len(t.sch.indexes)-1)
@@ -47,7 +56,7 @@ func (t *Table) ScanIndex(ctx context.Context, index string, from, to []Value, r
 	return fmt.Errorf("zipsim: %s has no secondary index %q; it has %v (Scan reads PRIMARY)", t.name, index, names)
 }
 
-func (t *Table) scan(ctx context.Context, i int, from, to []Value, reverse bool, fn func(Row) bool) error {
+func (t *Table) scan(ctx context.Context, i int, need []bool, from, to []Value, reverse bool, fn func(Row) bool) error {
 	if err := t.live(); err != nil {
 		return err
 	}
@@ -80,7 +89,7 @@ func (t *Table) scan(ctx context.Context, i int, from, to []Value, reverse bool,
 		}
 	}
 	w.row = sizeRow(w.row, len(s.cols))
-	v := visitor{t: t, ctx: ctx, x: x, w: w, fn: fn}
+	v := visitor{t: t, ctx: ctx, x: x, w: w, fn: fn, need: need}
 	if err := v.run(parts, i, lo, hi, reverse); err != nil {
 		return fmt.Errorf("zipsim: %s: scan of %s: %w", t.name, x.name, err)
 	}
@@ -89,12 +98,13 @@ func (t *Table) scan(ctx context.Context, i int, from, to []Value, reverse bool,
 
 // visitor turns the entries of an index into rows for a scan's callback.
 type visitor struct {
-	t   *Table
-	ctx context.Context
-	x   *indexSchema
-	w   *work
-	fn  func(Row) bool
-	err error // what stopped the scan, other than fn
+	t    *Table
+	ctx  context.Context
+	x    *indexSchema
+	w    *work
+	fn   func(Row) bool
+	need []bool // the projection; nil for every column
+	err  error  // what stopped the scan, other than fn
 }
 
 // run visits the entries of index i in [lo, hi) of parts: one partition's
@@ -148,8 +158,17 @@ func (v *visitor) visit(p *partition, key, val []byte) bool {
 	}
 	if err == nil {
 		switch {
+		case v.x == &s.indexes[0] && s.wantsExtern(val, v.need):
+			// The cursor's copy of the record was taken under a latch
+			// it no longer holds: its chains may be gone. Read the row
+			// again with its leaf latched.
+			v.w.key = append(v.w.key[:0], key...)
+			var ok bool
+			if ok, err = v.t.view(v.ctx, v.w, p, row, v.need); err == nil && !ok {
+				return true
+			}
 		case v.x == &s.indexes[0]:
-			err = s.decodeValue(row, val)
+			err = s.decodeValue(row, val, nil, v.need)
 		case !v.x.covering:
 			var ok bool
 			if ok, err = v.fetch(p, key); err == nil && !ok {
@@ -171,12 +190,7 @@ func (v *visitor) visit(p *partition, key, val []byte) bool {
 func (v *visitor) fetch(p *partition, key []byte) (bool, error) {
 	s, w, row := v.t.sch, v.w, v.w.row
 	w.key = s.appendKey(w.key[:0], &s.indexes[0], row)
-	var found bool
-	var err error
-	if w.val, found, err = p.indexes[0].Get(v.ctx, w.key, w.val[:0]); err != nil || !found {
-		return false, err
-	}
-	if err := s.decodeValue(row, w.val); err != nil {
+	if found, err := v.t.view(v.ctx, w, p, row, nil); err != nil || !found {
 		return false, err
 	}
 	w.old = s.appendKey(w.old[:0], v.x, row)

@@ -24,8 +24,9 @@ const (
 	// Reads return all Len bytes, padding included.
 	TypeChar
 	// TypeVarchar is a byte string of at most Len bytes, 1..MaxVarcharLen
-	// (VARCHAR, VARBINARY, TEXT, BLOB and MEDIUMBLOB). A row that does not
-	// fit a page fails with ErrTooBig until off-page columns arrive.
+	// (VARCHAR, VARBINARY, TEXT, BLOB and MEDIUMBLOB). Values of a column
+	// longer than 255 bytes may be stored off-page when the row does not
+	// fit its page (see RowFormat).
 	TypeVarchar
 )
 
@@ -101,6 +102,15 @@ type schema struct {
 	nParts   int
 	pageSize int
 	zipSize  int
+	format   RowFormat
+	// extCap marks the columns that may be stored off-page (DATA_BIG_COL
+	// VARCHARs outside the primary key); their length in the record
+	// carries the external flag.
+	extCap []bool
+	anyExt bool
+	// secCols marks the columns some secondary index holds: an update or
+	// delete must read those of the old row, off-page or not.
+	secCols []bool
 }
 
 // indexSchema is dict_index_t's field list: indexes[0] is PRIMARY.
@@ -153,7 +163,7 @@ func maxColumnKeyBytes(f RowFormat, pageSize int) int {
 // compile validates the column, key and partition part of o (already
 // through withDefaults) and builds the schema.
 func compile(o TableOptions, pageSize, zipSize int) (*schema, error) {
-	s := &schema{pageSize: pageSize, zipSize: zipSize, nParts: o.Partitions}
+	s := &schema{pageSize: pageSize, zipSize: zipSize, nParts: o.Partitions, format: o.RowFormat}
 	if len(o.Columns) == 0 || len(o.Columns) > MaxColumns {
 		return nil, fmt.Errorf("%d columns: a table has 1..%d", len(o.Columns), MaxColumns)
 	}
@@ -262,6 +272,18 @@ func compile(o TableOptions, pageSize, zipSize int) (*schema, error) {
 	}
 	if err := s.checkMinRecords(); err != nil {
 		return nil, err
+	}
+	s.extCap = make([]bool, len(s.cols))
+	for _, p := range s.vals {
+		c := s.cols[p]
+		s.extCap[p] = c.Type == TypeVarchar && c.Len > bigColumnLen
+		s.anyExt = s.anyExt || s.extCap[p]
+	}
+	s.secCols = make([]bool, len(s.cols))
+	for _, x := range s.indexes[1:] {
+		for _, p := range x.cols {
+			s.secCols[p] = true
+		}
 	}
 	s.part, s.partPK = s.pk, true
 	if len(o.PartitionBy) > 0 {

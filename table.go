@@ -13,6 +13,7 @@ import (
 	"github.com/zipsim/zipsim/btree"
 	"github.com/zipsim/zipsim/compress"
 	"github.com/zipsim/zipsim/internal/latch"
+	"github.com/zipsim/zipsim/page"
 	"github.com/zipsim/zipsim/storage"
 )
 
@@ -117,9 +118,17 @@ func (t *Table) indexOptions(p *partition, j int, id uint64) btree.Options {
 		Pool: t.store.pool, Space: p.space, Alloc: p.alloc,
 		ZipSize: t.sch.zipSize, Codec: t.codec,
 		ID: id, Name: p.name + "." + x.name, Clustered: j == 0,
-		Fields: x.fields, MaxKeyLen: x.maxKey,
+		Fields: x.fields, MaxKeyLen: x.maxKey, ExternRefs: t.externRefs(j),
 		Padding: t.store.opts.Padding, MergeThresholdPct: t.opts.MergeThresholdPct,
 	}
+}
+
+// externRefs is the btree's Options.ExternRefs for index j.
+func (t *Table) externRefs(j int) func([]byte) (int, error) {
+	if j != 0 || !t.sch.anyExt {
+		return nil
+	}
+	return t.sch.externRefs
 }
 
 // Name returns the table's name.
@@ -136,6 +145,12 @@ type work struct {
 	row                            Row
 	arena                          []byte // keys and values the undo log refers to
 	undo                           []undoStep
+	// Off-page columns: the pool access, which columns move, their
+	// references, the chains this call wrote, a value read back.
+	bs          blobStore
+	ext         []bool
+	refs, fresh []page.ExternRef
+	tmp         []byte
 }
 
 var works = sync.Pool{New: func() any { return new(work) }}
@@ -144,6 +159,8 @@ func getWork() *work { return works.Get().(*work) }
 
 func putWork(w *work) {
 	w.undo, w.arena = w.undo[:0], w.arena[:0]
+	w.fresh = w.fresh[:0]                   // a later call's rollback must not free them
+	w.bs = blobStore{pages: w.bs.pages[:0]} // no context or pool kept alive
 	works.Put(w)
 }
 
@@ -252,8 +269,11 @@ func (t *Table) Insert(ctx context.Context, row Row) error {
 	s := t.sch
 	p, h := t.locate(w, row)
 	defer t.lockRow(h).Unlock()
-	w.val = s.appendValue(w.val[:0], row)
+	if err := t.encodeRow(ctx, w, p, row, nil); err != nil {
+		return t.fail("insert", err)
+	}
 	if err := p.indexes[0].Insert(ctx, w.key, w.val); err != nil {
+		t.freeFresh(w)
 		return t.fail("insert", err)
 	}
 	w.log(undoDelete, 0, w.key, nil)
@@ -271,8 +291,23 @@ func (t *Table) Insert(ctx context.Context, row Row) error {
 // decoded into dst [row_search_mvcc on the clustered index]. dst's array
 // and byte buffers are reused, so passing the previous result back makes
 // Get allocate nothing; they are overwritten, so dst must not hold bytes
-// the caller still needs. CHAR values come back padded to their length.
+// the caller still needs. CHAR values come back padded to their length;
+// off-page values are read whole (GetColumns can leave them out).
 func (t *Table) Get(ctx context.Context, dst Row, pk ...Value) (Row, bool, error) {
+	return t.get(ctx, dst, nil, pk)
+}
+
+// GetColumns is Get filling only the columns of cols (see Columns): a
+// column left out, off-page or not, costs no page reads and comes back as
+// the zero Value.
+func (t *Table) GetColumns(ctx context.Context, dst Row, cols Columns, pk ...Value) (Row, bool, error) {
+	if err := cols.check(t); err != nil {
+		return dst, false, fmt.Errorf("zipsim: %s: get: %w", t.name, err)
+	}
+	return t.get(ctx, dst, cols.need, pk)
+}
+
+func (t *Table) get(ctx context.Context, dst Row, need []bool, pk []Value) (Row, bool, error) {
 	if err := t.live(); err != nil {
 		return dst, false, err
 	}
@@ -281,31 +316,32 @@ func (t *Table) Get(ctx context.Context, dst Row, pk ...Value) (Row, bool, error
 	}
 	w := getWork()
 	defer putWork(w)
-	s := t.sch
 	p, _ := t.locatePK(w, pk)
-	var found bool
-	var err error
-	if w.val, found, err = p.indexes[0].Get(ctx, w.key, w.val[:0]); err != nil || !found {
-		if err != nil {
-			err = t.fail("get", err)
-		}
-		return dst, false, err
+	dst = sizeRow(dst, len(t.sch.cols))
+	found, err := t.view(ctx, w, p, dst, need)
+	if err != nil {
+		return dst, false, t.fail("get", err)
 	}
-	dst = sizeRow(dst, len(s.cols))
-	if err := t.decodeRow(dst, w.key, w.val); err != nil {
-		return dst, false, err
-	}
-	return dst, true, nil
+	return dst, found, nil
+}
+
+// view decodes the row stored under w.key in partition p into row, with
+// its off-page columns read while the record's leaf is latched.
+func (t *Table) view(ctx context.Context, w *work, p *partition, row Row, need []bool) (bool, error) {
+	bs := t.blobs(ctx, w, p)
+	return p.indexes[0].View(ctx, w.key, func(val []byte) error {
+		return t.decodeRow(row, w.key, val, bs, need)
+	})
 }
 
 // decodeRow fills row from a clustered record.
-func (t *Table) decodeRow(row Row, key, val []byte) error {
+func (t *Table) decodeRow(row Row, key, val []byte, ext *blobStore, need []bool) error {
 	rest, err := t.sch.decodeKey(row, &t.sch.indexes[0], key)
 	if err == nil && len(rest) != 0 {
 		err = errCorrupt
 	}
 	if err == nil {
-		err = t.sch.decodeValue(row, val)
+		err = t.sch.decodeValue(row, val, ext, need)
 	}
 	if err != nil {
 		return fmt.Errorf("zipsim: %s: %w", t.name, err)
@@ -313,11 +349,12 @@ func (t *Table) decodeRow(row Row, key, val []byte) error {
 	return nil
 }
 
-// oldRow decodes the stored clustered record (key, old) into w.row, as
-// copies, for working out its secondary entries.
+// oldRow decodes the columns of the stored clustered record (key, old)
+// that secondary indexes hold into w.row, as copies, for working out its
+// secondary entries; off-page ones are read through w.bs.
 func (t *Table) oldRow(w *work, key, old []byte) error {
 	w.row = sizeRow(w.row, len(t.sch.cols))
-	return t.decodeRow(w.row, key, old)
+	return t.decodeRow(w.row, key, old, &w.bs, t.sch.secCols)
 }
 
 // Update replaces the row with row's primary key by row
@@ -341,14 +378,19 @@ func (t *Table) Update(ctx context.Context, row Row) error {
 	if err := t.readOld(ctx, p, w, "update"); err != nil {
 		return err
 	}
-	w.val = s.appendValue(w.val[:0], row)
+	t.blobs(ctx, w, p)
+	if err := t.encodeRow(ctx, w, p, row, w.old); err != nil {
+		return t.fail("update", err)
+	}
 	if bytes.Equal(w.val, w.old) {
 		return nil
 	}
 	if err := t.oldRow(w, w.key, w.old); err != nil {
+		t.freeFresh(w)
 		return err
 	}
 	if err := p.indexes[0].Update(ctx, w.key, w.val); err != nil {
+		t.freeFresh(w)
 		return t.fail("update", err)
 	}
 	w.log(undoUpdate, 0, w.key, w.old)
@@ -368,7 +410,7 @@ func (t *Table) Update(ctx context.Context, row Row) error {
 		}
 		w.log(undoDelete, i, w.sec2, nil)
 	}
-	return nil
+	return t.freeExtern(w, w.old, w.val)
 }
 
 // Delete removes the row whose primary key is pk, and its secondary
@@ -390,6 +432,7 @@ func (t *Table) Delete(ctx context.Context, pk ...Value) error {
 	if err := t.readOld(ctx, p, w, "delete"); err != nil {
 		return err
 	}
+	t.blobs(ctx, w, p)
 	if err := t.oldRow(w, w.key, w.old); err != nil {
 		return err
 	}
@@ -404,5 +447,5 @@ func (t *Table) Delete(ctx context.Context, pk ...Value) error {
 		}
 		w.log(undoInsert, i, w.sec, nil)
 	}
-	return nil
+	return t.freeExtern(w, w.old, nil)
 }

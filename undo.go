@@ -65,6 +65,10 @@ func (t *Table) rollback(ctx context.Context, p *partition, w *work, op string, 
 			errs = append(errs, fmt.Errorf("index %s: %w", t.sch.indexes[s.index].name, err))
 		}
 	}
+	if len(errs) == 0 {
+		// The indexes no longer refer to the chains this call wrote.
+		t.freeFresh(w)
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("zipsim: %s: %s failed (%w), and undoing it failed too, so the indexes may disagree (Check says where): %w",
 			t.name, op, cause, errors.Join(errs...))
