@@ -8,25 +8,8 @@ import (
 	"github.com/zipsim/zipsim"
 	"github.com/zipsim/zipsim/bufpool"
 	"github.com/zipsim/zipsim/internal/docgen"
+	"github.com/zipsim/zipsim/sim"
 )
-
-// documentTable is seed 001's document_queries (research/targets.md
-// §2.5): DATETIMEs are 8-byte integers.
-func documentTable() zipsim.TableOptions {
-	return zipsim.TableOptions{
-		Columns: []zipsim.Column{
-			{Name: "id", Type: zipsim.TypeInt, Len: 4},
-			{Name: "word_document_id", Type: zipsim.TypeInt, Len: 4},
-			{Name: "html", Type: zipsim.TypeVarchar, Len: zipsim.MaxVarcharLen},
-			{Name: "created_at", Type: zipsim.TypeInt},
-			{Name: "updated_at", Type: zipsim.TypeInt},
-			{Name: "query_count", Type: zipsim.TypeInt, Len: 4},
-			{Name: "short_html", Type: zipsim.TypeVarchar, Len: 65535},
-		},
-		PrimaryKey:       []string{"id"},
-		SecondaryIndexes: []zipsim.IndexDef{{Name: "word_document_id", Columns: []string{"word_document_id"}}},
-	}
-}
 
 // loadDocuments loads n documents in id order into a new table of st.
 func loadDocuments(t testing.TB, st *zipsim.Store, name string, o zipsim.TableOptions, n int, short bool) *zipsim.Table {
@@ -69,7 +52,7 @@ func TestDocumentSpace(t *testing.T) {
 	}
 	use := map[string]zipsim.SpaceUsage{}
 	for i, f := range formats {
-		o := documentTable()
+		o := sim.DocumentTable()
 		f.set(&o)
 		tb := loadDocuments(t, st, fmt.Sprintf("docs%d", i), o, n, true)
 		u, err := tb.Space(ctx)
@@ -108,7 +91,7 @@ func TestDocumentClusteredIndex(t *testing.T) {
 	}
 	st := openMemPool(t, 32<<20)
 	pages := func(name string, set func(*zipsim.TableOptions), short bool) int64 {
-		o := documentTable()
+		o := sim.DocumentTable()
 		set(&o)
 		tb := loadDocuments(t, st, name, o, n, short)
 		u, err := tb.Space(ctx)
@@ -132,7 +115,7 @@ func BenchmarkDocument(b *testing.B) {
 		set  func(*zipsim.TableOptions)
 	}{{"COMPACT", blobFormats[0].set}, {"DYNAMIC", blobFormats[1].set}, {"KBS=8", blobFormats[5].set}}
 	for _, f := range formats {
-		o := documentTable()
+		o := sim.DocumentTable()
 		f.set(&o)
 		b.Run("format="+f.name+"/op=load", func(b *testing.B) {
 			b.ReportAllocs()

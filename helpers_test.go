@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/zipsim/zipsim"
 	"github.com/zipsim/zipsim/bufpool"
+	"github.com/zipsim/zipsim/sim"
 )
 
 var ctx = context.Background()
@@ -35,37 +36,7 @@ func openDir(t testing.TB, dir string, poolBytes int64) *zipsim.Store {
 
 // sysbench returns sbtest's definition: id INT PRIMARY KEY, k INT with
 // index k_1, c CHAR(120), pad CHAR(60).
-func sysbench() zipsim.TableOptions {
-	return zipsim.TableOptions{
-		Columns: []zipsim.Column{
-			{Name: "id", Type: zipsim.TypeInt, Len: 4},
-			{Name: "k", Type: zipsim.TypeInt, Len: 4},
-			{Name: "c", Type: zipsim.TypeChar, Len: 120},
-			{Name: "pad", Type: zipsim.TypeChar, Len: 60},
-		},
-		PrimaryKey:       []string{"id"},
-		SecondaryIndexes: []zipsim.IndexDef{{Name: "k_1", Columns: []string{"k"}}},
-	}
-}
-
-// linktable returns linkbench's linktable: PRIMARY KEY (link_type, id1,
-// id2) and the covering index id1_type.
-func linktable() zipsim.TableOptions {
-	return zipsim.TableOptions{
-		Columns: []zipsim.Column{
-			{Name: "id1", Type: zipsim.TypeInt},
-			{Name: "id2", Type: zipsim.TypeInt},
-			{Name: "link_type", Type: zipsim.TypeInt},
-			{Name: "visibility", Type: zipsim.TypeInt, Len: 1},
-			{Name: "data", Type: zipsim.TypeVarchar, Len: 255},
-			{Name: "time", Type: zipsim.TypeInt},
-			{Name: "version", Type: zipsim.TypeInt, Len: 4},
-		},
-		PrimaryKey: []string{"link_type", "id1", "id2"},
-		SecondaryIndexes: []zipsim.IndexDef{{Name: "id1_type",
-			Columns: []string{"id1", "link_type", "visibility", "time", "id2", "version", "data"}}},
-	}
-}
+func sysbench() zipsim.TableOptions { return sim.SysbenchTable(1) }
 
 // createSbtest creates sbtest1 at KEY_BLOCK_SIZE kbs (0: uncompressed).
 func createSbtest(t testing.TB, st *zipsim.Store, kbs int) *zipsim.Table {

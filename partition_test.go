@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/zipsim/zipsim"
+	"github.com/zipsim/zipsim/sim"
 )
 
 func TestPartitions(t *testing.T) {
@@ -87,7 +88,7 @@ func TestPartitions(t *testing.T) {
 // links of one id1 live in one partition, and getlinklist reads only it.
 func TestPartitionBy(t *testing.T) {
 	st := openMem(t)
-	o := linktable()
+	o := sim.LinkTable()
 	o.Partitions = 4
 	o.PartitionBy = []string{"id1"}
 	tb, err := st.CreateTable(ctx, "linktable", o)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/zipsim/zipsim"
+	"github.com/zipsim/zipsim/sim"
 )
 
 // kIDs returns the ids of the rows whose k is k, read through k_1.
@@ -79,7 +80,7 @@ func TestSecondaryMaintenance(t *testing.T) {
 
 func TestCoveringIndex(t *testing.T) {
 	st := openMem(t)
-	tb, err := st.CreateTable(ctx, "linktable", linktable())
+	tb, err := st.CreateTable(ctx, "linktable", sim.LinkTable())
 	require.NoError(t, err)
 	const linkType = 123456789
 	for id1 := int64(1); id1 <= 20; id1++ {
@@ -167,7 +168,7 @@ func TestWorkloadSchemas(t *testing.T) {
 	col := func(name string, typ zipsim.Type, n int) zipsim.Column {
 		return zipsim.Column{Name: name, Type: typ, Len: n}
 	}
-	link := linktable()
+	link := sim.LinkTable()
 	link.KeyBlockSize = 8
 	link.Partitions = 4
 	link.PartitionBy = []string{"id1"}

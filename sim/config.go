@@ -1,0 +1,193 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config holds every knob of a run: the workload's, the store's and the
+// runner's (research/targets.md §2, common knobs). The zero value of each
+// field means its default; Validate fills them in and says what is wrong.
+type Config struct {
+	// Workload is "sysbench", "linkbench" or "document".
+	Workload string `json:"workload"`
+	// Seed makes data and operation choices reproducible.
+	Seed uint64 `json:"seed"`
+
+	// Runner.
+	Threads        int           `json:"threads"`         // goroutines issuing operations; 0 means 1
+	Duration       time.Duration `json:"duration"`        // how long to measure; 0 with Events 0 means 10s
+	Events         int64         `json:"events"`          // or how many events (transactions) in all; 0 means by Duration
+	Warmup         time.Duration `json:"warmup"`          // run before measuring, not reported
+	ReportInterval time.Duration `json:"report_interval"` // 0 means Duration/10 (at least 1s) or, by Events, one interval
+
+	// Store.
+	PageSize    int           `json:"page_size"`    // 4096, 8192 or 16384; 0 means 16384
+	RowFormat   string        `json:"row_format"`   // compact, dynamic, compressed or transparent; "" means dynamic (compressed when KBS is set)
+	KBS         int           `json:"kbs"`          // KEY_BLOCK_SIZE in KiB: 1, 2, 4, 8, 16; 0 means none (or page/2 for compressed)
+	Codec       string        `json:"codec"`        // page codec of compressed tables, or transparent compression's; "" means zlib:6
+	PoolBytes   int64         `json:"pool_bytes"`   // buffer pool size; 0 means PoolRatio of the uncompressed data, or 128 MiB
+	PoolRatio   float64       `json:"pool_ratio"`   // pool as a fraction of the uncompressed data size, used when PoolBytes is 0
+	Instances   int           `json:"instances"`    // buffer pool instances; 0 means the pool's default
+	Locking     string        `json:"locking"`      // "split" (8.0) or "legacy" (5.1); "" means split
+	Partitions  int           `json:"partitions"`   // hash partitions per table; 0 means none
+	IOLatency   time.Duration `json:"io_latency"`   // simulated read latency per page; 0 means the OS cache (no model)
+	PadDisabled bool          `json:"pad_disabled"` // turn adaptive padding off
+
+	// Workloads.
+	Sysbench  SysbenchConfig  `json:"sysbench"`
+	Linkbench LinkbenchConfig `json:"linkbench"`
+	Document  DocumentConfig  `json:"document"`
+}
+
+// SysbenchConfig configures the sysbench workload (§2.1, §2.2).
+type SysbenchConfig struct {
+	Tables    int    `json:"tables"`     // sbtest1..N; 0 means 1
+	Rows      int    `json:"rows"`       // rows per table; 0 means 10,000
+	DataStyle string `json:"data_style"` // "sb10" (default) or "legacy04"
+	Event     string `json:"event"`      // oltp_read_only (default), oltp_read_write, oltp_write_only, oltp_point_select
+	Dist      string `json:"dist"`       // uniform (default), gaussian, special, pareto, zipfian
+	RangeSize int    `json:"range_size"` // 0 means 100
+	// TablePerStatement picks a new random table for each statement group
+	// (sysbench 1.0) instead of one per event (0.5).
+	TablePerStatement bool `json:"table_per_statement"`
+}
+
+// LinkbenchConfig configures the LinkBench-like workload (§2.3, §2.4).
+type LinkbenchConfig struct {
+	MaxID1  int `json:"maxid1"`  // node ids 1..MaxID1-1; 0 means 100,000
+	Loaders int `json:"loaders"` // link loaders; 0 means Threads
+}
+
+// DocumentConfig configures the document workload (§2.5).
+type DocumentConfig struct {
+	Docs      int     `json:"docs"`       // 0 means 2,000
+	SmallDocs float64 `json:"small_docs"` // share of small documents, 0..1
+}
+
+// Validate checks c and returns it with its defaults filled in. Errors
+// name the knob and what it allows.
+func (c Config) Validate() (Config, error) {
+	switch c.Workload {
+	case "sysbench", "linkbench", "document":
+	case "":
+		c.Workload = "sysbench"
+	default:
+		return c, fmt.Errorf("workload %q: use sysbench, linkbench or document", c.Workload)
+	}
+	if c.Threads == 0 {
+		c.Threads = 1
+	}
+	if c.Threads < 1 || c.Threads > 4096 {
+		return c, fmt.Errorf("threads %d: use 1..4096", c.Threads)
+	}
+	if c.Duration < 0 || c.Events < 0 || c.Warmup < 0 || c.ReportInterval < 0 {
+		return c, fmt.Errorf("duration, events, warmup and report interval cannot be negative")
+	}
+	if c.Duration == 0 && c.Events == 0 {
+		c.Duration = 10 * time.Second
+	}
+	if c.ReportInterval == 0 && c.Duration > 0 {
+		c.ReportInterval = max(c.Duration/10, time.Second)
+	}
+	if c.PoolBytes < 0 || c.PoolRatio < 0 {
+		return c, fmt.Errorf("pool size and ratio cannot be negative")
+	}
+	if c.IOLatency < 0 {
+		return c, fmt.Errorf("io latency %v cannot be negative", c.IOLatency)
+	}
+	switch c.Locking {
+	case "":
+		c.Locking = "split"
+	case "split", "legacy":
+	default:
+		return c, fmt.Errorf("locking %q: use split or legacy", c.Locking)
+	}
+	switch c.RowFormat {
+	case "":
+		c.RowFormat = "dynamic"
+		if c.KBS != 0 {
+			c.RowFormat = "compressed"
+		}
+	case "compact", "dynamic", "compressed", "transparent":
+	default:
+		return c, fmt.Errorf("row format %q: use compact, dynamic, compressed or transparent", c.RowFormat)
+	}
+	if c.KBS != 0 && c.RowFormat != "compressed" {
+		return c, fmt.Errorf("kbs %d needs row format compressed, not %s", c.KBS, c.RowFormat)
+	}
+	if c.Partitions < 0 {
+		return c, fmt.Errorf("partitions %d cannot be negative", c.Partitions)
+	}
+	var err error
+	if c.Sysbench, err = c.Sysbench.validate(); err != nil {
+		return c, err
+	}
+	if c.Linkbench, err = c.Linkbench.validate(c.Threads); err != nil {
+		return c, err
+	}
+	if c.Document, err = c.Document.validate(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func (s SysbenchConfig) validate() (SysbenchConfig, error) {
+	if s.Tables == 0 {
+		s.Tables = 1
+	}
+	if s.Rows == 0 {
+		s.Rows = 10_000
+	}
+	if s.RangeSize == 0 {
+		s.RangeSize = 100
+	}
+	if s.Tables < 1 || s.Tables > 64 || s.Rows < 1 || s.RangeSize < 1 {
+		return s, fmt.Errorf("sysbench: tables %d, rows %d, range size %d: use 1..64 tables and positive rows and range size", s.Tables, s.Rows, s.RangeSize)
+	}
+	switch s.DataStyle {
+	case "":
+		s.DataStyle = "sb10"
+	case "sb10", "legacy04":
+	default:
+		return s, fmt.Errorf("sysbench: data style %q: use sb10 or legacy04", s.DataStyle)
+	}
+	switch s.Event {
+	case "":
+		s.Event = "oltp_read_only"
+	case "oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_point_select":
+	default:
+		return s, fmt.Errorf("sysbench: event %q: use oltp_read_only, oltp_read_write, oltp_write_only or oltp_point_select", s.Event)
+	}
+	switch s.Dist {
+	case "":
+		s.Dist = "uniform"
+	case "uniform", "gaussian", "special", "pareto", "zipfian":
+	default:
+		return s, fmt.Errorf("sysbench: distribution %q: use uniform, gaussian, special, pareto or zipfian", s.Dist)
+	}
+	return s, nil
+}
+
+func (l LinkbenchConfig) validate(threads int) (LinkbenchConfig, error) {
+	if l.MaxID1 == 0 {
+		l.MaxID1 = 100_000
+	}
+	if l.Loaders == 0 {
+		l.Loaders = threads
+	}
+	if l.MaxID1 < 2 || l.Loaders < 1 {
+		return l, fmt.Errorf("linkbench: maxid1 %d, loaders %d: use maxid1 of 2 or more and at least one loader", l.MaxID1, l.Loaders)
+	}
+	return l, nil
+}
+
+func (d DocumentConfig) validate() (DocumentConfig, error) {
+	if d.Docs == 0 {
+		d.Docs = 2_000
+	}
+	if d.Docs < 1 || d.SmallDocs < 0 || d.SmallDocs > 1 {
+		return d, fmt.Errorf("document: docs %d, small docs %v: use at least one document and a share in 0..1", d.Docs, d.SmallDocs)
+	}
+	return d, nil
+}

@@ -1,0 +1,14 @@
+// Package sim drives zipsim tables with the workloads the seeds measured
+// (research/targets.md §2): sysbench's OLTP events on sbtest tables,
+// a LinkBench-like social graph, and seed 001's document table. A
+// Workload creates and loads its tables and hands each runner goroutine
+// a Worker that executes operations; Run runs workers for a duration or
+// an operation count, with warm-up and report intervals, and returns a
+// Report (run header, throughput per interval, latency histograms per
+// operation merged across goroutines, the store's metrics per interval,
+// CPU utilisation and Go memory statistics) that prints as a table, JSON
+// or CSV and plots to PNG and SVG.
+//
+// Everything is deterministic for a given Config.Seed except timing:
+// worker i draws from its own generator seeded from (Seed, i).
+package sim

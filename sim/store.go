@@ -1,0 +1,64 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/zipsim/zipsim"
+	"github.com/zipsim/zipsim/btree"
+	"github.com/zipsim/zipsim/bufpool"
+	"github.com/zipsim/zipsim/storage"
+)
+
+// defaultPoolBytes is the pool when neither PoolBytes nor PoolRatio says.
+const defaultPoolBytes = 128 << 20
+
+// StoreOptions returns the store options of c for a workload whose data
+// takes dataBytes uncompressed (Workload.DataBytes).
+func (c Config) StoreOptions(dataBytes int64) (zipsim.Options, error) {
+	pool := c.PoolBytes
+	if pool == 0 && c.PoolRatio > 0 {
+		pool = int64(c.PoolRatio * float64(dataBytes))
+	}
+	if pool == 0 {
+		pool = defaultPoolBytes
+	}
+	page := c.PageSize
+	if page == 0 {
+		page = 16384
+	}
+	if min := int64(page) * bufpool.MinFramesPerInstance * int64(max(c.Instances, 1)); pool < min {
+		return zipsim.Options{}, fmt.Errorf("pool of %d bytes is smaller than %d frames of %d bytes per instance (%d instances): use at least %d", pool, bufpool.MinFramesPerInstance, page, max(c.Instances, 1), min)
+	}
+	o := zipsim.Options{
+		Pool:    bufpool.Options{Bytes: pool, PageSize: c.PageSize, Instances: c.Instances},
+		Padding: btree.Padding{Disabled: c.PadDisabled},
+		NoSync:  true,
+	}
+	if c.Locking == "legacy" {
+		o.Pool.Locking = bufpool.Legacy
+	}
+	if c.IOLatency > 0 {
+		o.Latency = &storage.LatencyModel{Read: c.IOLatency, Write: c.IOLatency}
+	}
+	return o, nil
+}
+
+// apply sets o's row format, compression and partitions from c.
+func (c Config) apply(o *zipsim.TableOptions) {
+	switch c.RowFormat {
+	case "compact":
+		o.RowFormat = zipsim.Compact
+	case "compressed":
+		o.RowFormat = zipsim.Compressed
+		o.KeyBlockSize = c.KBS
+		o.Codec = c.Codec
+	case "transparent":
+		o.Compression = c.Codec
+		if o.Compression == "" {
+			o.Compression = "zlib"
+		}
+	}
+	if o.Partitions == 0 {
+		o.Partitions = c.Partitions
+	}
+}
