@@ -97,6 +97,7 @@ func TestEvictionKinds(t *testing.T) {
 				p.stat.io()
 			}
 			clk.advance(time.Second)
+			p.stat.rotate(clk.now()) // the once-a-second buf_LRU_stat_update
 		}
 		before := p.Stats()
 		for i := 1; i <= 40; i++ {
@@ -145,4 +146,23 @@ func TestLegacyZipCleanWalk(t *testing.T) {
 		}
 		require.Empty(t, p.Check())
 	}
+}
+
+// TestLRUStatLongGap: counts gathered before a gap of 50 seconds or more
+// without a rotation have left the 50-second window when it rotates, as
+// they would have with InnoDB's once-a-second buf_LRU_stat_update.
+func TestLRUStatLongGap(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	p := newPool(t, Options{Bytes: 64 * 16384, Clock: clk.now})
+	for i := 0; i < 5000; i++ {
+		p.stat.unzip()
+	}
+	p.stat.io()
+	clk.advance(60 * time.Second)
+	require.True(t, p.stat.ioBound(clk.now()), "an empty window is I/O-bound (0 ≤ 0 × 50)")
+	for i := 0; i < 5000; i++ {
+		p.stat.unzip()
+	}
+	clk.advance(10 * time.Second)
+	require.False(t, p.stat.ioBound(clk.now()), "counts from 10 seconds ago are in the window")
 }

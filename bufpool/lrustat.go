@@ -63,7 +63,9 @@ func (s *lruStat) rotate(now time.Time) {
 	s.cur.SumAll(cur[:])
 	for i := 0; i < min(steps, lruStatIntervals); i++ {
 		v := [2]uint64{}
-		if i == 0 {
+		// The counts since the last rotation go into the first second
+		// that passed, which has left the window if 50 or more did.
+		if i == 0 && steps <= lruStatIntervals {
 			v = [2]uint64{cur[0] - s.baseIO.Load(), cur[1] - s.baseUnzip.Load()}
 		}
 		old := s.hist[s.pos]
