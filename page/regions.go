@@ -16,10 +16,10 @@ type Region struct {
 
 // Regions splits a stored page image of a tablespace with pageSize pages
 // and zipSize blocks (0 when uncompressed) into named regions: an index
-// page, a zip image (decompressed into a scratch page to find its
-// modification log), a BLOB or ZBLOB page. Images that do not parse are
-// an error naming the page, never a panic.
-func Regions(b []byte, pageSize, zipSize int) ([]Region, error) {
+// page, a zip image (decompressed with env's codec into a scratch page to
+// find its modification log), a BLOB or ZBLOB page. Images that do not
+// parse are an error naming the page, never a panic.
+func Regions(b []byte, pageSize, zipSize int, env Env) ([]Region, error) {
 	if len(b) < FilHeaderSize {
 		return nil, fmt.Errorf("page: image of %d bytes is shorter than the FIL header", len(b))
 	}
@@ -36,7 +36,7 @@ func Regions(b []byte, pageSize, zipSize int) ([]Region, error) {
 		if len(b) != zipSize {
 			return nil, fmt.Errorf("page: zip image of %d bytes in a space of %d-byte blocks", len(b), zipSize)
 		}
-		return zipRegions(b, pageSize, fil)
+		return zipRegions(b, pageSize, fil, env)
 	case t == TypeBlob:
 		part, next, err := ParseBlobPage(b)
 		if err != nil {
@@ -84,7 +84,7 @@ func indexRegions(p IndexPage, fil Region) ([]Region, error) {
 		{"FIL trailer", len(p) - FilTrailerSize, len(p), ""}}, nil
 }
 
-func zipRegions(b []byte, pageSize int, fil Region) ([]Region, error) {
+func zipRegions(b []byte, pageSize int, fil Region, env Env) ([]Region, error) {
 	z, err := NewZip(b)
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func zipRegions(b []byte, pageSize int, fil Region) ([]Region, error) {
 		return nil, err
 	}
 	scratch := make([]byte, pageSize)
-	if err := z.Decompress(scratch, Env{}); err != nil {
+	if err := z.Decompress(scratch, Env{Codec: env.Codec}); err != nil {
 		return nil, err
 	}
 	p := IndexPage(scratch)

@@ -20,7 +20,7 @@ func requireTiling(t *testing.T, regions []Region, size int) {
 
 func TestRegions(t *testing.T) {
 	leaf, _ := sbLeaf(t, 16384, 1)
-	rs, err := Regions(leaf, 16384, 0)
+	rs, err := Regions(leaf, 16384, 0, Env{})
 	require.NoError(t, err)
 	requireTiling(t, rs, 16384)
 	require.Equal(t, "record heap", rs[3].Name)
@@ -28,7 +28,7 @@ func TestRegions(t *testing.T) {
 	z, err := NewZip(make([]byte, 16384))
 	require.NoError(t, err)
 	require.NoError(t, z.Compress(leaf, Env{}))
-	rs, err = Regions(z.Data(), 16384, 16384)
+	rs, err = Regions(z.Data(), 16384, 16384, Env{})
 	require.NoError(t, err)
 	requireTiling(t, rs, 16384)
 	names := []string{}
@@ -40,14 +40,14 @@ func TestRegions(t *testing.T) {
 
 	blob := make([]byte, 16384)
 	require.NoError(t, FormatBlobPage(blob, 5, 1, []byte("hello"), FilNull))
-	rs, err = Regions(blob, 16384, 0)
+	rs, err = Regions(blob, 16384, 0, Env{})
 	require.NoError(t, err)
 	requireTiling(t, rs, 16384)
 	require.Equal(t, 5, rs[2].End-rs[2].Start, "the BLOB data region holds the part")
 
 	zb := make([]byte, 2048)
 	require.NoError(t, FormatZBlobPage(zb, 6, 1, true, []byte("stream"), FilNull))
-	rs, err = Regions(zb, 16384, 2048)
+	rs, err = Regions(zb, 16384, 2048, Env{})
 	require.NoError(t, err)
 	requireTiling(t, rs, 2048)
 }
@@ -65,6 +65,6 @@ func FuzzRegions(f *testing.F) {
 		if zip {
 			zipSize = 4096
 		}
-		_, _ = Regions(b, 4096, zipSize)
+		_, _ = Regions(b, 4096, zipSize, Env{})
 	})
 }

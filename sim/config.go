@@ -2,8 +2,16 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"time"
+
+	"github.com/zipsim/zipsim"
+	"github.com/zipsim/zipsim/compress"
 )
+
+// minReportInterval keeps interval bookkeeping (a metrics snapshot and a
+// stop-the-world memory read each) from becoming the workload.
+const minReportInterval = 10 * time.Millisecond
 
 // Config holds every knob of a run: the workload's, the store's and the
 // runner's (research/targets.md §2, common knobs). The zero value of each
@@ -90,8 +98,24 @@ func (c Config) Validate() (Config, error) {
 	if c.ReportInterval == 0 && c.Duration > 0 {
 		c.ReportInterval = max(c.Duration/10, time.Second)
 	}
+	if c.ReportInterval != 0 && c.ReportInterval < minReportInterval {
+		return c, fmt.Errorf("report interval %v: use at least %v", c.ReportInterval, minReportInterval)
+	}
 	if c.PoolBytes < 0 || c.PoolRatio < 0 {
 		return c, fmt.Errorf("pool size and ratio cannot be negative")
+	}
+	if c.PoolBytes > 0 && c.PoolRatio > 0 {
+		return c, fmt.Errorf("pool %d bytes and pool ratio %v: give one of them", c.PoolBytes, c.PoolRatio)
+	}
+	switch c.PageSize {
+	case 0:
+		c.PageSize = 16384
+	case 4096, 8192, 16384:
+	default:
+		return c, fmt.Errorf("page size %d: use 4096, 8192 or 16384", c.PageSize)
+	}
+	if c.Instances < 0 || c.Instances > 64 {
+		return c, fmt.Errorf("instances %d: use 1..64, or 0 for the pool's default", c.Instances)
 	}
 	if c.IOLatency < 0 {
 		return c, fmt.Errorf("io latency %v cannot be negative", c.IOLatency)
@@ -116,8 +140,35 @@ func (c Config) Validate() (Config, error) {
 	if c.KBS != 0 && c.RowFormat != "compressed" {
 		return c, fmt.Errorf("kbs %d needs row format compressed, not %s", c.KBS, c.RowFormat)
 	}
-	if c.Partitions < 0 {
-		return c, fmt.Errorf("partitions %d cannot be negative", c.Partitions)
+	switch c.KBS {
+	case 0, 1, 2, 4, 8, 16:
+	default:
+		return c, fmt.Errorf("kbs %d: use 1, 2, 4, 8 or 16", c.KBS)
+	}
+	if c.KBS*1024 > c.PageSize {
+		return c, fmt.Errorf("kbs %d is larger than the %d-byte page: use at most %d", c.KBS, c.PageSize, c.PageSize/1024)
+	}
+	if c.RowFormat == "compressed" && c.KBS == 0 {
+		c.KBS = c.PageSize / 2 / 1024
+	}
+	switch {
+	case c.RowFormat == "compressed" || c.RowFormat == "transparent":
+		set := compress.DefaultSetting
+		if c.Codec == "" && c.RowFormat == "transparent" {
+			c.Codec = "zlib"
+		}
+		if c.Codec != "" {
+			var err error
+			if set, err = compress.ParseSetting(c.Codec); err != nil {
+				return c, fmt.Errorf("codec: %w", err)
+			}
+		}
+		c.Codec = set.String()
+	case c.Codec != "":
+		return c, fmt.Errorf("codec %q: only compressed and transparent row formats compress", c.Codec)
+	}
+	if c.Partitions < 0 || c.Partitions > zipsim.MaxPartitions {
+		return c, fmt.Errorf("partitions %d: use 0..%d", c.Partitions, zipsim.MaxPartitions)
 	}
 	var err error
 	if c.Sysbench, err = c.Sysbench.validate(); err != nil {
@@ -142,12 +193,12 @@ func (s SysbenchConfig) validate() (SysbenchConfig, error) {
 	if s.RangeSize == 0 {
 		s.RangeSize = 100
 	}
-	if s.Tables < 1 || s.Tables > 64 || s.Rows < 1 || s.RangeSize < 1 {
+	if s.Tables < 1 || s.Tables > 64 || s.Rows < 1 || s.Rows > math.MaxInt32 || s.RangeSize < 1 {
 		return s, fmt.Errorf("sysbench: tables %d, rows %d, range size %d: use 1..64 tables and positive rows and range size", s.Tables, s.Rows, s.RangeSize)
 	}
 	switch s.DataStyle {
-	case "":
-		s.DataStyle = "sb10"
+	case "", "sb05":
+		s.DataStyle = "sb10" // sysbench 0.5 and 1.0 write the same values
 	case "sb10", "legacy04":
 	default:
 		return s, fmt.Errorf("sysbench: data style %q: use sb10 or legacy04", s.DataStyle)
@@ -161,7 +212,11 @@ func (s SysbenchConfig) validate() (SysbenchConfig, error) {
 	}
 	switch s.Dist {
 	case "":
+		// sysbench 1.0's default; 0.4 and 0.5 (legacy04 data) used special.
 		s.Dist = "uniform"
+		if s.DataStyle == "legacy04" {
+			s.Dist = "special"
+		}
 	case "uniform", "gaussian", "special", "pareto", "zipfian":
 	default:
 		return s, fmt.Errorf("sysbench: distribution %q: use uniform, gaussian, special, pareto or zipfian", s.Dist)

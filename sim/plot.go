@@ -162,6 +162,17 @@ func spread(vs ...[]float64) (lo, hi float64) {
 	return lo, hi
 }
 
+// positive returns xys without the points a log scale cannot show.
+func positive(xys plotter.XYs) plotter.XYs {
+	out := make(plotter.XYs, 0, len(xys))
+	for _, xy := range xys {
+		if xy.Y > 0 {
+			out = append(out, xy)
+		}
+	}
+	return out
+}
+
 // addLines adds one line with points per series, with a legend entry each.
 func addLines(p *plot.Plot, names []string, xys []plotter.XYs) error {
 	for i, xy := range xys {
@@ -212,13 +223,18 @@ func PlotThroughput(r *Report, path string) error {
 		qv, tv = append(qv, iv.QPS), append(tv, iv.TPS)
 	}
 	p := newPlot(runTitle("Throughput", r), "time since measurement start (s)", "throughput (per second)")
+	lo, hi := spread(qv, tv)
+	logY := hi > 0 && hi/lo > logSpread
+	if logY {
+		qps, tps = positive(qps), positive(tps)
+	}
 	if err := addLines(p, []string{"QPS (operations/s)", "TPS (events/s)"}, []plotter.XYs{qps, tps}); err != nil {
 		return err
 	}
 	p.X.Min = 0
 	p.X.Max = r.Intervals[len(r.Intervals)-1].End.Seconds() * 1.02 // keep the last marker whole
 	p.X.Tick.Marker = numTicks{}
-	if lo, hi := spread(qv, tv); hi > 0 && hi/lo > logSpread {
+	if logY {
 		setLogY(p, lo, hi)
 	} else {
 		p.Y.Min = 0
@@ -355,16 +371,44 @@ func PlotSweep(knob string, values []string, reports []*Report, path string) err
 	}
 	title := fmt.Sprintf("Throughput vs %s: %s, %d runs", knob, reports[0].Header.Workload, len(reports))
 	p := newPlot(title, knob+" (swept knob)", "throughput (per second)")
-	if err := addLines(p, []string{"QPS (operations/s)", "TPS (events/s)"}, []plotter.XYs{qps, tps}); err != nil {
-		return err
+	lo, hi := spread(qv, tv)
+	logY := hi > 0 && hi/lo > logSpread
+	if logY {
+		qps, tps = positive(qps), positive(tps)
 	}
-	if lo, hi := spread(qv, tv); hi > 0 && hi/lo > logSpread {
+	names := []string{"QPS (operations/s)", "TPS (events/s)"}
+	if numeric(values) {
+		// A knob with an order (threads, KEY_BLOCK_SIZE): lines.
+		if err := addLines(p, names, []plotter.XYs{qps, tps}); err != nil {
+			return err
+		}
+	} else {
+		// Configurations without an order: grouped bars, no lines between
+		// them.
+		w := min((plotWidth-vg.Points(90))/vg.Length(len(values))*0.8/2, vg.Points(50))
+		for i, vals := range [][]float64{qv, tv} {
+			b := &bars{vals: vals, width: w, offset: w * (vg.Length(i) - 0.5), color: plotutil.Color(i)}
+			p.Add(b)
+			p.Legend.Add(names[i], b)
+		}
+	}
+	if logY {
 		setLogY(p, lo, hi)
 	} else {
 		p.Y.Min = 0
 		p.Y.Max = max(hi, 1) * 1.25 // room for the legend
 	}
 	p.NominalX(values...)
-	p.X.Min, p.X.Max = -0.25, float64(len(values))-0.75
+	p.X.Min, p.X.Max = -0.5, float64(len(values))-0.5
 	return savePlot(p, path)
+}
+
+// numeric reports whether every value is a number.
+func numeric(values []string) bool {
+	for _, v := range values {
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return false
+		}
+	}
+	return true
 }

@@ -17,12 +17,13 @@ import (
 	"github.com/zipsim/zipsim/internal/latch"
 )
 
-// Latency histograms record nanoseconds from 1 µs (the lowest
-// discernible value: 512 ns buckets at the bottom) to 60 s with 3
-// significant digits. Longer durations are recorded as 60 s; means and
-// maxima are kept exactly beside the histogram.
+// Latency histograms record nanoseconds from 1 ns to 60 s with 3
+// significant digits: most operations here take a few microseconds, which
+// a 1 µs lowest value would round to 512 ns buckets. Longer durations are
+// recorded as 60 s; means and maxima are kept exactly beside the
+// histogram.
 const (
-	histLowest  = int64(time.Microsecond)
+	histLowest  = 1
 	histHighest = int64(60 * time.Second)
 	histDigits  = 3
 )
@@ -448,7 +449,13 @@ func Run(ctx context.Context, cfg Config, st *zipsim.Store, w Workload, opt RunO
 	rn.cancel = cancel
 	var wg sync.WaitGroup
 	allDone := make(chan struct{})
-	rn.measuring.Store(cfg.Warmup == 0)
+	// Without warm-up the baseline comes before the workers start, so the
+	// first events fall after it.
+	var col *collector
+	if cfg.Warmup == 0 {
+		col = newCollector(rn, rep)
+		rn.measuring.Store(true)
+	}
 	for i, wk := range workers {
 		wg.Add(1)
 		go func() {
@@ -468,9 +475,11 @@ func Run(ctx context.Context, cfg Config, st *zipsim.Store, w Workload, opt RunO
 		t.Stop()
 	}
 
-	// The baseline, then the measurement starts.
-	col := newCollector(rn, rep)
-	rn.measuring.Store(true)
+	if col == nil {
+		// The baseline, then the measurement starts.
+		col = newCollector(rn, rep)
+		rn.measuring.Store(true)
+	}
 	mStart := col.start
 
 	var deadline <-chan time.Time
@@ -699,16 +708,21 @@ type memSample struct {
 	rss   uint64
 }
 
-const gcCPUMetric = "/cpu/classes/gc/total:cpu-seconds"
+// GC CPU time without idle marking, which runs only on otherwise idle
+// processors and which MemStats.GCCPUFraction also leaves out.
+const (
+	gcCPUMetric     = "/cpu/classes/gc/total:cpu-seconds"
+	gcIdleCPUMetric = "/cpu/classes/gc/mark/idle:cpu-seconds"
+)
 
 func readMem() memSample {
 	var s memSample
 	runtime.ReadMemStats(&s.ms)
-	m := []metrics.Sample{{Name: gcCPUMetric}}
+	m := []metrics.Sample{{Name: gcCPUMetric}, {Name: gcIdleCPUMetric}}
 	metrics.Read(m)
 	s.gcCPU = -1
-	if m[0].Value.Kind() == metrics.KindFloat64 {
-		s.gcCPU = m[0].Value.Float64()
+	if m[0].Value.Kind() == metrics.KindFloat64 && m[1].Value.Kind() == metrics.KindFloat64 {
+		s.gcCPU = m[0].Value.Float64() - m[1].Value.Float64()
 	}
 	s.rss = readRSS()
 	return s

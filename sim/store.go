@@ -17,7 +17,9 @@ const defaultPoolBytes = 128 << 20
 func (c Config) StoreOptions(dataBytes int64) (zipsim.Options, error) {
 	pool := c.PoolBytes
 	if pool == 0 && c.PoolRatio > 0 {
-		pool = int64(c.PoolRatio * float64(dataBytes))
+		if pool = int64(c.PoolRatio * float64(dataBytes)); pool < 1 {
+			return zipsim.Options{}, fmt.Errorf("pool ratio %v of %d bytes of data is no pool at all", c.PoolRatio, dataBytes)
+		}
 	}
 	if pool == 0 {
 		pool = defaultPoolBytes

@@ -201,12 +201,17 @@ func (s *sysbench) Load(ctx context.Context, st *zipsim.Store, progress func(row
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	errs := make([]error, len(ts))
+	// Table i goes to loader (i-1) mod Threads, as sysbench's prepare
+	// hands tables to its threads.
+	loaders := min(s.c.Threads, len(ts))
+	errs := make([]error, loaders)
 	var wg sync.WaitGroup
-	for i, t := range ts {
+	for j := range loaders {
 		wg.Go(func() {
-			if errs[i] = s.loadTable(ctx, t, i, progress); errs[i] != nil {
-				cancel()
+			for i := j; i < len(ts) && errs[j] == nil; i += loaders {
+				if errs[j] = s.loadTable(ctx, ts[i], i, progress); errs[j] != nil {
+					cancel()
+				}
 			}
 		})
 	}
