@@ -54,6 +54,7 @@ func init() {
 		{"prepare", "load a dataset once into a directory, for run --data", cmdPrepare},
 		{"inspect", "dump a page of a .ibd file as named regions, or its space map", cmdInspect},
 		{"check", "check every table of a data directory (CHECK TABLE)", cmdCheck},
+		{"reproduce", "run the scenarios that reproduce the seeds' targets (T1..T9, or all)", cmdReproduce},
 	}
 }
 
@@ -74,6 +75,8 @@ Usage:
                                   (--page N), or its space map (--space-map)
   zipsim check   DIR              check every table of a data directory; exit 1 on
                                   any violation
+  zipsim reproduce all|T1 ...     the scenarios that reproduce the seeds' targets, each
+                                  with its measured ratios, pass band, PASS or FAIL
   zipsim help [command]           this text, or a command's flags
 
 Sizes take binary suffixes (64M, 1G, 16K); durations are Go's (10s, 1m30s,

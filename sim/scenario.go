@@ -1,0 +1,173 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A Scenario reproduces one of research/targets.md's targets (T1..T9): it
+// builds its own stores and workloads at a size a 2-core machine runs in
+// under two minutes, measures the ratios the target's pass band is about,
+// and says PASS or FAIL for each. A band is the target's, unless
+// BENCHMARKS.md records the evidence-based reason it was changed.
+type Scenario struct {
+	ID    string // "T1"
+	Title string // one line: what phenomenon
+	// Seed is the observation being reproduced, with the seed's numbers.
+	Seed string
+	// Run measures. It writes its plot (PNG) into o.Out when that is set.
+	Run func(ctx context.Context, o ScenarioOptions) (*Outcome, error)
+}
+
+// ScenarioOptions are what every scenario takes.
+type ScenarioOptions struct {
+	Out string // directory for plots; "" means none
+	// Log receives progress lines (one per phase); nil means silent.
+	Log func(format string, args ...any)
+}
+
+func (o ScenarioOptions) logf(format string, args ...any) {
+	if o.Log != nil {
+		o.Log(format, args...)
+	}
+}
+
+// Band is a pass band: Lo ≤ value ≤ Hi, either side open when infinite.
+type Band struct{ Lo, Hi float64 }
+
+// AtLeast, AtMost and Within make bands.
+func AtLeast(lo float64) Band    { return Band{lo, math.Inf(1)} }
+func AtMost(hi float64) Band     { return Band{math.Inf(-1), hi} }
+func Within(lo, hi float64) Band { return Band{lo, hi} }
+
+// Holds says whether v is in the band.
+func (b Band) Holds(v float64) bool { return v >= b.Lo && v <= b.Hi && !math.IsNaN(v) }
+
+// String writes the band as "≥ 1.5", "≤ 0.6" or "in [0.85, 1.25]".
+func (b Band) String() string {
+	switch {
+	case math.IsInf(b.Hi, 1):
+		return fmt.Sprintf("≥ %g", b.Lo)
+	case math.IsInf(b.Lo, -1):
+		return fmt.Sprintf("≤ %g", b.Hi)
+	}
+	return fmt.Sprintf("in [%g, %g]", b.Lo, b.Hi)
+}
+
+// Check is one measured ratio against its band.
+type Check struct {
+	Name  string  `json:"name"` // what ratio, e.g. "c QPS(4K)/QPS(16K)"
+	Value float64 `json:"value"`
+	Band  Band    `json:"-"`
+	// BandText is Band.String(), kept for JSON.
+	BandText string `json:"band"`
+	Pass     bool   `json:"pass"`
+}
+
+// Outcome is what a scenario measured.
+type Outcome struct {
+	ID     string   `json:"id"`
+	Title  string   `json:"title"`
+	Seed   string   `json:"seed"`
+	Checks []Check  `json:"checks"`
+	Notes  []string `json:"notes"` // measured side numbers and interpretation
+	Plot   string   `json:"plot,omitempty"`
+	Wall   time.Duration
+}
+
+// Check adds a measured value with its band.
+func (o *Outcome) Check(name string, v float64, b Band) {
+	o.Checks = append(o.Checks, Check{Name: name, Value: v, Band: b, BandText: b.String(), Pass: b.Holds(v)})
+}
+
+// Notef adds a line of measured context.
+func (o *Outcome) Notef(format string, args ...any) {
+	o.Notes = append(o.Notes, fmt.Sprintf(format, args...))
+}
+
+// Pass says whether every check holds (and there is at least one).
+func (o *Outcome) Pass() bool {
+	if len(o.Checks) == 0 {
+		return false
+	}
+	for _, c := range o.Checks {
+		if !c.Pass {
+			return false
+		}
+	}
+	return true
+}
+
+// WriteText prints the outcome: the seed's observation, each ratio with
+// its band and verdict, the notes, and PASS or FAIL.
+func (o *Outcome) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s\n  seed: %s\n", o.ID, o.Title, o.Seed)
+	for _, c := range o.Checks {
+		v := "ok"
+		if !c.Pass {
+			v = "MISS"
+		}
+		fmt.Fprintf(&b, "  %-44s %10.3f  band %-16s %s\n", c.Name, c.Value, c.BandText, v)
+	}
+	for _, n := range o.Notes {
+		fmt.Fprintf(&b, "  - %s\n", n)
+	}
+	if o.Plot != "" {
+		fmt.Fprintf(&b, "  plot: %s\n", o.Plot)
+	}
+	verdict := "FAIL"
+	if o.Pass() {
+		verdict = "PASS"
+	}
+	fmt.Fprintf(&b, "  %s: %s (%.0fs)\n", o.ID, verdict, o.Wall.Seconds())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+var (
+	scenarioMu sync.Mutex
+	scenarios  []Scenario
+)
+
+// register adds a scenario; each tN.go registers its own in init.
+func register(s Scenario) {
+	scenarioMu.Lock()
+	defer scenarioMu.Unlock()
+	scenarios = append(scenarios, s)
+}
+
+// Scenarios returns the registered scenarios in ID order.
+func Scenarios() []Scenario {
+	scenarioMu.Lock()
+	defer scenarioMu.Unlock()
+	out := slices.Clone(scenarios)
+	slices.SortFunc(out, func(a, b Scenario) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// RunScenario runs the scenario with id (any case) and times it.
+func RunScenario(ctx context.Context, id string, o ScenarioOptions) (*Outcome, error) {
+	for _, s := range Scenarios() {
+		if strings.EqualFold(s.ID, id) {
+			start := time.Now()
+			out, err := s.Run(ctx, o)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", s.ID, err)
+			}
+			out.ID, out.Title, out.Seed, out.Wall = s.ID, s.Title, s.Seed, time.Since(start)
+			return out, nil
+		}
+	}
+	ids := []string{}
+	for _, s := range Scenarios() {
+		ids = append(ids, s.ID)
+	}
+	return nil, fmt.Errorf("no scenario %q: use one of %s or all", id, strings.Join(ids, ", "))
+}

@@ -1,0 +1,315 @@
+package sim
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zipsim/zipsim"
+	"github.com/zipsim/zipsim/internal/latch"
+	"gonum.org/v1/plot/plotter"
+)
+
+// T5: seed 003, the InnoDB plugin over the builtin engine, and low
+// KEY_BLOCK_SIZE much worse (research/targets.md §1, T5).
+//
+// One sbtest table of legacy04 data (sysbench 0.4: k = 0, c = ' ', a
+// constant pad; pages compress about 50:1), the special key distribution,
+// 8 threads, a buffer pool that holds everything (96 MiB in 8 instances,
+// so that even the busiest instance holds the whole table). The table is loaded uncompressed and at KEY_BLOCK_SIZE
+// 16, 8, 4, 2 and 1, each twice: once on a pool with Legacy locking and
+// once with Split. The targets' lock=global (the builtin engine's one
+// buffer pool mutex) and lock=sharded (the plugin) are approximated by
+// bufpool's Legacy (5.1/XtraDB: one LRU_list_mutex, free_list_mutex,
+// zip_free_mutex and buf_pool_zip_mutex for the whole pool) and Split
+// (per-instance mutexes): zipsim models neither the builtin engine's
+// buffer pool mutex taken on every page fix nor the plugin's cheaper
+// latches. All twelve stores stay open; each round runs every one of them
+// briefly, oltp_read_only rounds first and then oltp_read_write rounds,
+// and every ratio is the median of the rounds' ratios, because the
+// machine is shared and its load changes faster than a scenario runs.
+
+const (
+	t5Rows     = 20_000
+	t5Threads  = 8
+	t5Inst     = 8
+	t5Pool     = 96 << 20 // 12 MiB per instance: any instance holds the whole table, both copies
+	t5Rounds   = 5
+	t5Warmup   = 300 * time.Millisecond
+	t5Duration = 300 * time.Millisecond
+)
+
+func init() {
+	register(Scenario{
+		ID:    "T5",
+		Title: "plugin (sharded) over builtin (global) locking, and low KEY_BLOCK_SIZE much worse",
+		Seed: "003: MySQL 5.1.47, sysbench 0.4 oltp (special distribution), 1 table x 1M rows, BP 5 GB (cached), 8 threads: " +
+			"plugin over builtin +15% RO, +8% RW; compressed with low KBS (4..16 tried) \"a much worse result than the built-in engine\"",
+		Run: runT5,
+	})
+}
+
+// t5PoolLocks are the buffer pool's own mutexes and latches.
+var t5PoolLocks = []string{"LRU_list_mutex", "free_list_mutex", "zip_free_mutex", "zip_mutex", "buf_pool_zip_mutex", "page_hash_latch"}
+
+// t5PoolWait is the summed wait share of the pool's locks in rep.
+func t5PoolWait(rep *Report) float64 {
+	var w float64
+	for _, n := range t5PoolLocks {
+		w += t145Wait(rep, n)
+	}
+	return w
+}
+
+type t5Key struct {
+	kbs     int // 0: uncompressed
+	locking string
+	event   string
+}
+
+func runT5(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
+	kbss := []int{0, 16, 8, 4, 2, 1}
+	arms := map[t5Key]*t145Arm{}
+	reps := map[t5Key]*Report{}
+	rowsPerLeaf := map[int]float64{}
+	leaves := map[int]int{}
+	diskBytes := map[int]int64{}
+	stores := map[t5Key]*zipsim.Store{} // event ""
+	cfgs := map[t5Key]Config{}
+	for _, kbs := range kbss {
+		for _, locking := range []string{"legacy", "split"} {
+			cfg := Config{
+				Workload: "sysbench", Seed: 1, Threads: t5Threads, Instances: t5Inst, Locking: locking, PoolBytes: t5Pool,
+				Sysbench: SysbenchConfig{Tables: 1, Rows: t5Rows, DataStyle: "legacy04", Dist: "special"},
+			}
+			if kbs == 0 {
+				cfg.RowFormat = "dynamic"
+			} else {
+				cfg.RowFormat, cfg.KBS = "compressed", kbs
+			}
+			cfg, err := cfg.Validate()
+			if err != nil {
+				return nil, err
+			}
+			w, err := New(cfg)
+			if err != nil {
+				return nil, err
+			}
+			opts, err := cfg.StoreOptions(w.DataBytes())
+			if err != nil {
+				return nil, err
+			}
+			st, err := zipsim.Open("", opts)
+			if err != nil {
+				return nil, err
+			}
+			defer st.Close()
+			load, err := Prepare(ctx, cfg, st, w, nil)
+			if err != nil {
+				return nil, err
+			}
+			for _, x := range load.Metrics.Indexes {
+				if x.Index == "PRIMARY" {
+					rowsPerLeaf[kbs], leaves[kbs] = x.BTree.RowsPerLeaf(), x.BTree.LeafPages()
+				}
+			}
+			diskBytes[kbs] = load.DiskBytes
+			stores[t5Key{kbs, locking, ""}], cfgs[t5Key{kbs, locking, ""}] = st, cfg
+		}
+		o.logf("%s: loaded %d rows twice (global and sharded)", t5Label(kbs), t5Rows)
+	}
+	// Every table and locking runs in each round, RO first on every store
+	// and then RW, so that every ratio compares runs of the same round.
+	for _, ev := range []string{"oltp_read_only", "oltp_read_write"} {
+		var list []*t145Arm
+		for _, kbs := range kbss {
+			for _, locking := range []string{"legacy", "split"} {
+				cfg := cfgs[t5Key{kbs, locking, ""}]
+				cfg.Sysbench.Event = ev
+				a := &t145Arm{name: fmt.Sprintf("%s %s %s", t5Label(kbs), locking, ev), cfg: cfg, st: stores[t5Key{kbs, locking, ""}]}
+				arms[t5Key{kbs, locking, ev}] = a
+				list = append(list, a)
+			}
+		}
+		o.logf("%s: %d rounds of %v on each of the %d stores (first after %v warm-up)", ev, t5Rounds, t5Duration, len(list), t5Warmup)
+		if err := t145Rounds(ctx, ScenarioOptions{}, list, t5Rounds, t5Warmup, t5Duration); err != nil {
+			return nil, err
+		}
+		for k, a := range arms {
+			if k.event == ev {
+				reps[k] = a.med()
+			}
+		}
+	}
+	tps := func(kbs int, locking, ev string) float64 { return reps[t5Key{kbs, locking, ev}].Totals.TPS }
+	const ro, rw = "oltp_read_only", "oltp_read_write"
+	out := &Outcome{}
+	// sharded/global is the median of the rounds' ratios: the two ran
+	// back to back in each round.
+	sg := func(kbs int, ev string) float64 {
+		return t145Paired(arms[t5Key{kbs, "split", ev}], arms[t5Key{kbs, "legacy", ev}], t145TPS)
+	}
+	t145Check(out, "u sharded/global TPS, RO", sg(0, ro), AtLeast(1.02))
+	t145Check(out, "u sharded/global TPS, RW", sg(0, rw), AtLeast(1.0))
+	wd := func(ev string) float64 {
+		return t5PoolWait(reps[t5Key{0, "legacy", ev}]) - t5PoolWait(reps[t5Key{0, "split", ev}])
+	}
+	// "Lower" needs a difference the counters resolve: 0.01 percentage
+	// points of thread time.
+	t145Check(out, "u pool-lock wait share global - sharded, RO", wd(ro), AtLeast(1e-4))
+	t145Check(out, "u pool-lock wait share global - sharded, RW", wd(rw), AtLeast(1e-4))
+	// Every store ran in every round, so every ratio is the median of the
+	// rounds' ratios.
+	pr := func(k1 int, l1 string, k2 int, l2 string, ev string) float64 {
+		return t145Paired(arms[t5Key{k1, l1, ev}], arms[t5Key{k2, l2, ev}], t145TPS)
+	}
+	worstRise := 0.0
+	for i := 2; i < len(kbss); i++ {
+		worstRise = max(worstRise, pr(kbss[i], "split", kbss[i-1], "split", rw))
+	}
+	t145Check(out, "c RW TPS max step KBS(n)/KBS(2n), sharded", worstRise, AtMost(1.0))
+	low := 0.0
+	for _, k := range []int{4, 2, 1} {
+		low = max(low, pr(k, "split", 0, "split", rw))
+	}
+	t145Check(out, "c RW / u RW at KBS<=4 (worst), sharded", low, AtMost(0.93))
+	// The target's sentence "at KBS <= 4, c RW <= 0.93x u-sharded; c RO <=
+	// 1.0x u" is read with the KBS <= 4 scope on both clauses; the note
+	// below gives every KBS.
+	cro, croAll := 0.0, ""
+	for _, k := range kbss[1:] {
+		r := pr(k, "split", 0, "split", ro)
+		if k <= 4 {
+			cro = max(cro, r)
+		}
+		croAll += fmt.Sprintf(" %s %.2f", t5Label(k), r)
+	}
+	t145Check(out, "c RO / u RO at KBS<=4 (worst), sharded", cro, AtMost(1.0))
+	out.Notef("c RO / u RO, sharded, every KBS:%s", croAll)
+
+	var gm [2]float64
+	for _, k := range kbss[1:] {
+		gm[0] += math.Log(sg(k, ro))
+		gm[1] += math.Log(sg(k, rw))
+	}
+	n := float64(len(kbss) - 1)
+	out.Notef("lock=global is bufpool Legacy, lock=sharded is Split with %d instances (an approximation: no per-fix buffer pool mutex, no plugin latches); c sharded/global geometric mean over KBS 16..1: RO %.3f, RW %.3f",
+		t5Inst, math.Exp(gm[0]/n), math.Exp(gm[1]/n))
+	for _, k := range kbss {
+		line := fmt.Sprintf("%-6s rows/leaf %5.1f, %5d leaves, %6.2f MiB;", t5Label(k), rowsPerLeaf[k], leaves[k], t145MiB(diskBytes[k]))
+		for _, ev := range []string{ro, rw} {
+			for _, l := range []string{"legacy", "split"} {
+				r := reps[t5Key{k, l, ev}]
+				a := arms[t5Key{k, l, ev}]
+				m := r.Metrics.Pool
+				c := m.CMP.Total()
+				line += fmt.Sprintf(" %s %s %.0f TPS (rounds %s, CPU %.0f%%, pool wait %.2f%%, inflates/txn %.2f, compress/txn %.2f fail %.0f%%);",
+					map[string]string{ro: "RO", rw: "RW"}[ev], map[string]string{"legacy": "global", "split": "sharded"}[l],
+					r.Totals.TPS, a.tpsList(), 100*r.Totals.CPUUtil, 100*t5PoolWait(r),
+					t145Ratio(float64(c.UncompressOps), float64(r.Totals.Events)), t145Ratio(float64(c.CompressOps), float64(r.Totals.Events)), c.FailurePct())
+			}
+		}
+		out.Notef("%s", line)
+	}
+	// Throughput per core of CPU used does not depend on how much of the
+	// shared machine a run got: it cross-checks the TPS ratios.
+	perCPU := func(kbs int, locking, ev string) float64 {
+		r := reps[t5Key{kbs, locking, ev}]
+		return t145Ratio(float64(r.Totals.Events), r.Totals.CPU.Seconds())
+	}
+	for _, ev := range []string{ro, rw} {
+		line := fmt.Sprintf("%s transactions per CPU-second, sharded (global):", map[string]string{ro: "RO", rw: "RW"}[ev])
+		for _, k := range kbss {
+			line += fmt.Sprintf(" %s %.0f (%.0f)", t5Label(k), perCPU(k, "split", ev), perCPU(k, "legacy", ev))
+		}
+		out.Notef("%s", line)
+	}
+	spreadOf := func(a *t145Arm) float64 {
+		lo, hi := math.Inf(1), 0.0
+		for _, r := range a.reps {
+			lo, hi = min(lo, r.Totals.TPS), max(hi, r.Totals.TPS)
+		}
+		return t145Ratio(hi, lo)
+	}
+	worst := 0.0
+	for _, a := range arms {
+		worst = max(worst, spreadOf(a))
+	}
+	out.Notef("round-to-round TPS of one arm varied up to %.1fx (u: RO global %.2fx, sharded %.2fx; RW global %.2fx, sharded %.2fx): the machine is shared, so TPS ratios nearer 1 than that are not resolved",
+		worst, spreadOf(arms[t5Key{0, "legacy", ro}]), spreadOf(arms[t5Key{0, "split", ro}]), spreadOf(arms[t5Key{0, "legacy", rw}]), spreadOf(arms[t5Key{0, "split", rw}]))
+	// Where RW's waits are instead: the busiest locks of any kind.
+	for _, l := range []string{"legacy", "split"} {
+		r := reps[t5Key{0, l, rw}]
+		rows := slices.Clone(r.Metrics.Pool.Latches.Rows)
+		rows = slices.DeleteFunc(rows, func(x latch.Stats) bool { return strings.Contains(x.Name, "#") || x.Wait <= 0 })
+		slices.SortFunc(rows, func(a, b latch.Stats) int { return cmp.Compare(b.Wait, a.Wait) })
+		line := fmt.Sprintf("u RW under %s locking, busiest locks of any kind by wait share:", map[string]string{"legacy": "global", "split": "sharded"}[l])
+		for i, x := range rows {
+			if i == 3 {
+				break
+			}
+			line += fmt.Sprintf(" %s %.1f%%", x.Name, 100*x.WaitShare(r.Header.Threads, r.Totals.Wall))
+		}
+		if len(rows) == 0 {
+			line += " none waited"
+		}
+		out.Notef("%s", line)
+	}
+	if w := t5PoolWait(reps[t5Key{0, "legacy", ro}]) + t5PoolWait(reps[t5Key{0, "legacy", rw}]); w < 0.001 {
+		out.Notef("under lock=global the u table's pool locks waited %.3f%% of thread time: with every page cached a fix takes no pool list mutex in either mode, so Legacy and Split differ in nothing this workload does and a sharded/global TPS ratio away from 1 is the machine, not the model; the builtin engine's buffer pool mutex taken on every page fix (what lock=global means in the target) is not modelled by bufpool", 100*w)
+	}
+	if o.Out != "" {
+		p := filepath.Join(o.Out, "T5.png")
+		if err := plotT5(p, kbss, tps); err != nil {
+			return nil, err
+		}
+		out.Plot = p
+	}
+	return out, nil
+}
+
+func t5Label(kbs int) string {
+	if kbs == 0 {
+		return "u"
+	}
+	return "KBS=" + strconv.Itoa(kbs)
+}
+
+func plotT5(path string, kbss []int, tps func(int, string, string) float64) error {
+	p := newPlot("T5: sysbench 0.4 oltp, legacy04 data, special distribution, 1 table, 8 threads, cached",
+		"table (u = uncompressed, then KEY_BLOCK_SIZE in KiB)", "throughput (transactions/s)")
+	var names []string
+	var xys []plotter.XYs
+	var all []float64
+	var labels []string
+	for _, k := range kbss {
+		labels = append(labels, t5Label(k))
+	}
+	for _, ev := range []string{"oltp_read_only", "oltp_read_write"} {
+		for _, l := range []string{"split", "legacy"} {
+			var xy plotter.XYs
+			for i, k := range kbss {
+				v := tps(k, l, ev)
+				xy = append(xy, plotter.XY{X: float64(i), Y: v})
+				all = append(all, v)
+			}
+			name := map[string]string{"oltp_read_only": "RO", "oltp_read_write": "RW"}[ev] + ", " +
+				map[string]string{"split": "sharded (Split)", "legacy": "global (Legacy)"}[l]
+			names, xys = append(names, name), append(xys, xy)
+		}
+	}
+	if err := addLines(p, names, xys); err != nil {
+		return err
+	}
+	_, hi := spread(all)
+	p.Y.Min, p.Y.Max = 0, hi*1.3
+	p.NominalX(labels...)
+	p.X.Min, p.X.Max = -0.3, float64(len(kbss))-0.7
+	return savePlot(p, path)
+}

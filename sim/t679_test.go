@@ -1,0 +1,69 @@
+package sim
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The T6, T7 and T9 scenarios' machinery at a toy size: these tests check
+// that the helpers measure and plot, not the bands (zipsim reproduce does).
+
+func TestT679Registered(t *testing.T) {
+	ids := map[string]bool{}
+	for _, s := range Scenarios() {
+		ids[s.ID] = true
+	}
+	for _, id := range []string{"T6", "T7", "T9"} {
+		require.True(t, ids[id], "%s is registered", id)
+	}
+}
+
+func TestT679LoadWarmAndMeasure(t *testing.T) {
+	ctx := context.Background()
+	for _, kbs := range []int{0, 4} {
+		cfg := Config{Workload: "linkbench", Seed: 1, Threads: 4, PageSize: 8192, KBS: kbs, PoolRatio: 0.5,
+			IOLatency: 10 * time.Microsecond, Duration: 300 * time.Millisecond, ReportInterval: 100 * time.Millisecond,
+			Linkbench: LinkbenchConfig{MaxID1: 3000, Loaders: 2}}
+		s, err := t679Load(ctx, cfg, false)
+		require.NoError(t, err)
+		require.Equal(t, map[int]string{0: "u", 4: "c"}[kbs], t679Name(s.cfg))
+		m := s.st.Metrics()
+		require.Greater(t, t679LeafFill(m, "linktable", "PRIMARY"), 0.3)
+		sp, _ := t679Splits(s.load.Metrics)
+		require.Positive(t, sp, "the load splits pages")
+		n, err := s.readWarm(ctx, 4, 50*time.Millisecond)
+		require.NoError(t, err)
+		require.Positive(t, n)
+		// readWarm changes no page.
+		require.Equal(t, m.Indexes[0].BTree.Rows, s.st.Metrics().Indexes[0].BTree.Rows)
+		rep, err := Run(ctx, s.cfg, s.st, s.lb, RunOptions{})
+		require.NoError(t, err)
+		require.NotEmpty(t, rep.Intervals)
+		require.GreaterOrEqual(t, t679IndexWait(rep.Metrics), time.Duration(0))
+		s.close()
+	}
+}
+
+func TestT679Plots(t *testing.T) {
+	dir := t.TempDir()
+	q := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	u := t6Run{name: "u", qps: q, splits: q}
+	c := t6Run{name: "c", qps: q, splits: q}
+	require.NoError(t, plotT6(filepath.Join(dir, "t6.png"), u, c))
+	l := []t7Load{{rowsPerSec: 1}, {rowsPerSec: 2}, {rowsPerSec: 3}, {rowsPerSec: 4}}
+	require.NoError(t, plotT7(filepath.Join(dir, "t7.png"), l, l))
+	require.NoError(t, plotT9(filepath.Join(dir, "t9.png"), q, q, q))
+	for _, n := range []string{"t6.png", "t7.png", "t9.png"} {
+		fi, err := os.Stat(filepath.Join(dir, n))
+		require.NoError(t, err)
+		require.Positive(t, fi.Size())
+	}
+	require.True(t, strings.HasPrefix(t679Fmt([]float64{1.234}, "%.1f"), "1.2"))
+	require.InDelta(t, 69, t9ReadPct(), 1)
+}

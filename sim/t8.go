@@ -1,0 +1,375 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/zipsim/zipsim"
+	"github.com/zipsim/zipsim/internal/latch"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// T8 (research/targets.md §1, seed 004): MySQL 5.7's transparent page
+// compression (punched holes, a DYNAMIC table compressed in the I/O path)
+// against old-style ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8, on the
+// LinkBench-like workload with hash-partitioned link and count tables, in
+// stores on real files (so that holes are punched and DROP TABLE unlinks
+// real files) behind a simulated disk.
+func init() {
+	register(Scenario{
+		ID:    "T8",
+		Title: "transparent compression: faster load, slower queries, slow DROP",
+		Seed: "seed 004 (5.7.8, partitioned LinkBench): load transparent/old-style +9.6% IO-bound, 2.18× cached; " +
+			"QPS −6..−7% IO-bound, ≈0.8 cached; old-style 4% larger; DROP TABLE 30–43× slower; extents 11,446 vs 11,865,620",
+		Run: runT8,
+	})
+}
+
+// T8's size and settings.
+const (
+	t8MaxID1     = 400_000
+	t8Partitions = 32
+	t8Threads    = 2
+	t8PoolRatio  = 0.25 // of the uncompressed data: IO-bound, as the seed's maxid1=100M runs
+	t8IOLatency  = 100 * time.Microsecond
+	t8Warmup     = 2 * time.Second
+	t8Duration   = 8 * time.Second
+	t8Sync       = true
+)
+
+// t8Latency is the simulated disk's and t8Pool the pool's share of the
+// data; the machinery test turns the disk off and caches everything.
+var (
+	t8Latency = t8IOLatency
+	t8Pool    = t8PoolRatio
+)
+
+// t8Mode is one of the two ways to compress.
+type t8Mode struct {
+	name string
+	rf   string
+	kbs  int
+}
+
+var t8Modes = []t8Mode{{"transparent", "transparent", 0}, {"old-style KBS=8", "compressed", 8}}
+
+// t8Result is one mode's measurements.
+type t8Result struct {
+	rows           int64
+	load           time.Duration // Create + Load + Flush: transparent compresses when pages are written
+	loadCPU        time.Duration
+	qps            float64
+	reads          float64 // pages read per operation
+	inflates       float64 // page decompressions per operation (pool and tablespace)
+	files          int     // link and count tablespaces
+	logical        int64   // their pages × page size
+	apparent       int64   // their file sizes (ls -l)
+	allocated      int64   // what the file system allocated (du)
+	holes          int64   // slots stored compressed, each followed by a punched hole
+	fsExtents      int64   // extents of the link and count files as the file system maps them (FIEMAP)
+	fsFiles        int     // files FIEMAP counted; 0 where it cannot
+	dbApparent     int64   // every table's files, nodetable included: the database
+	dbAllocated    int64
+	perTable       map[string][3]int64 // logical, apparent, allocated bytes by table
+	drop           time.Duration
+	cmpOps, cmpOK  uint64
+	recompressions uint64
+}
+
+func t8Config(m t8Mode, maxid1 int) Config {
+	return Config{
+		Workload: "linkbench", Seed: 1, Threads: t8Threads, Warmup: t8Warmup, Duration: t8Duration,
+		ReportInterval: time.Second, RowFormat: m.rf, KBS: m.kbs, Partitions: t8Partitions,
+		PoolRatio: t8Pool, IOLatency: t8Latency,
+		Linkbench: LinkbenchConfig{MaxID1: maxid1},
+	}
+}
+
+// t8Run loads, runs and drops one mode in a store under a new temporary
+// directory, which it removes.
+func t8Run(ctx context.Context, o ScenarioOptions, mode t8Mode, maxid1 int, duration time.Duration, sync bool) (t8Result, error) {
+	var r t8Result
+	cfg, err := t8Config(mode, maxid1).Validate()
+	if err != nil {
+		return r, err
+	}
+	cfg.Duration = duration
+	cfg.Warmup = min(t8Warmup, duration/4)
+	cfg.ReportInterval = max(min(time.Second, duration/4), minReportInterval)
+	w, err := New(cfg)
+	if err != nil {
+		return r, err
+	}
+	opts, err := cfg.StoreOptions(w.DataBytes())
+	if err != nil {
+		return r, err
+	}
+	// InnoDB fsyncs its files (the seed's did); without it ext4's delayed
+	// allocation leaves the punched files' extents unallocated, and their
+	// unlink costs what a dense file's does.
+	opts.NoSync = !sync
+	dir, err := os.MkdirTemp("", "zipsim-t8-")
+	if err != nil {
+		return r, err
+	}
+	defer os.RemoveAll(dir)
+	st, err := zipsim.Open(dir, opts)
+	if err != nil {
+		return r, err
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			st.Close()
+		}
+	}()
+
+	o.logf("T8: %s: load maxid1=%d, %d partitions, pool %d MiB, %v I/O", mode.name, maxid1, t8Partitions, opts.Pool.Bytes>>20, t8IOLatency)
+	m0 := st.Metrics()
+	cpu0 := t8CPU()
+	start := time.Now()
+	if err := w.Create(ctx, st); err != nil {
+		return r, err
+	}
+	if err := w.Load(ctx, st, nil); err != nil {
+		return r, err
+	}
+	if err := st.Flush(); err != nil {
+		return r, err
+	}
+	r.load = time.Since(start)
+	r.loadCPU = t8CPU() - cpu0
+	r.rows = w.LoadRows()
+	ld := st.Metrics().Sub(m0)
+	c := ld.Pool.CMP.Total()
+	r.cmpOps, r.cmpOK = c.CompressOps, c.CompressOpsOK
+	for _, x := range ld.Indexes {
+		r.recompressions += x.BTree.Recompressions
+	}
+
+	o.logf("T8: %s: requests, %v after %v of warm-up", mode.name, cfg.Duration, cfg.Warmup)
+	rep, err := Run(ctx, cfg, st, w, RunOptions{})
+	if err != nil {
+		return r, err
+	}
+	r.qps = rep.Totals.QPS
+	if ops := float64(rep.Totals.Ops); ops > 0 {
+		d := rep.Metrics
+		var dec uint64
+		for _, s := range d.Spaces {
+			dec += s.IO.Decompressions
+		}
+		r.reads = float64(d.Pool.Reads) / ops
+		r.inflates = float64(d.Pool.CMP.Total().UncompressOps+dec) / ops
+	}
+
+	if err := st.Flush(); err != nil {
+		return r, err
+	}
+	r.perTable = map[string][3]int64{}
+	for _, s := range st.Metrics().Spaces {
+		r.dbApparent += s.Usage.ApparentBytes
+		r.dbAllocated += s.Usage.AllocatedBytes
+		pt := r.perTable[s.Table]
+		pt[0] += s.Usage.LogicalBytes
+		pt[1] += s.Usage.ApparentBytes
+		pt[2] += s.Usage.AllocatedBytes
+		r.perTable[s.Table] = pt
+		if s.Table != "linktable" && s.Table != "counttable" {
+			continue
+		}
+		r.files++
+		r.logical += s.Usage.LogicalBytes
+		r.apparent += s.Usage.ApparentBytes
+		r.allocated += s.Usage.AllocatedBytes
+		r.holes += s.Usage.Holes
+	}
+	for _, t := range []string{"linktable", "counttable"} {
+		files, err := filepath.Glob(filepath.Join(dir, t+"*.ibd"))
+		if err != nil {
+			return r, err
+		}
+		for _, f := range files {
+			if n, ok := t8Extents(f); ok {
+				r.fsExtents += n
+				r.fsFiles++
+			}
+		}
+	}
+	if r.fsFiles != r.files {
+		r.fsExtents, r.fsFiles = 0, 0 // not every file could be counted
+	}
+	for _, t := range []string{"linktable", "counttable"} {
+		d, err := st.DropTable(ctx, t)
+		if err != nil {
+			return r, err
+		}
+		r.drop += d
+	}
+	closed = true
+	return r, st.Close()
+}
+
+// t8CPU is the process's CPU time, 0 where unknown.
+func t8CPU() time.Duration {
+	d, err := latch.ProcessCPU()
+	if err != nil {
+		return 0
+	}
+	return d
+}
+
+// t8Measured is what T8 compares.
+type t8Measured struct {
+	maxid1                    int
+	t, old                    t8Result
+	load, qps, size, ext, drp float64
+	sizeLC                    float64 // link and count tables only
+	extModel                  float64 // extents per file modelled from the holes
+	extFS                     bool    // ext is FIEMAP's, not the model's
+}
+
+func t8Measure(ctx context.Context, o ScenarioOptions, maxid1 int, duration time.Duration, sync bool) (t8Measured, error) {
+	m := t8Measured{maxid1: maxid1}
+	var err error
+	if m.t, err = t8Run(ctx, o, t8Modes[0], maxid1, duration, sync); err != nil {
+		return m, err
+	}
+	if m.old, err = t8Run(ctx, o, t8Modes[1], maxid1, duration, sync); err != nil {
+		return m, err
+	}
+	loadRate := func(r t8Result) float64 { return float64(r.rows) / r.load.Seconds() }
+	m.load = loadRate(m.t) / loadRate(m.old)
+	m.qps = m.t.qps / m.old.qps
+	// Seed 004 compared the database's size at the end of the query test.
+	m.size = float64(m.t.dbAllocated) / float64(m.old.dbApparent)
+	m.sizeLC = float64(m.t.allocated) / float64(m.old.apparent)
+	// Extents per file, modelled: a dense file is one extent, and each
+	// punched hole ends one and starts another.
+	ext := func(r t8Result) float64 { return (float64(r.holes) + float64(r.files)) / float64(r.files) }
+	m.extModel = ext(m.t) / ext(m.old)
+	m.ext = m.extModel
+	if m.t.fsFiles > 0 && m.old.fsFiles > 0 && m.old.fsExtents > 0 {
+		m.ext = (float64(m.t.fsExtents) / float64(m.t.fsFiles)) / (float64(m.old.fsExtents) / float64(m.old.fsFiles))
+		m.extFS = true
+	}
+	m.drp = m.t.drop.Seconds() / m.old.drop.Seconds()
+	return m, nil
+}
+
+func runT8(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
+	m, err := t8Measure(ctx, o, t8MaxID1, t8Duration, t8Sync)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{}
+	out.Check("load rows/s transparent/old", m.load, AtLeast(1.1))
+	out.Check("QPS transparent/old", m.qps, Within(0.7, 0.97))
+	out.Check("database size transparent/old", m.size, Within(0.85, 1.15))
+	out.Check("extents per file transparent/old", m.ext, AtLeast(100))
+	out.Check("DROP TABLE time transparent/old", m.drp, AtLeast(10))
+	t8Notes(out, m)
+	if o.Out != "" {
+		path := filepath.Join(o.Out, "t8-transparent.png")
+		if err := t8Plot(path, m, out.Checks); err != nil {
+			return nil, err
+		}
+		out.Plot = path
+	}
+	return out, nil
+}
+
+func t8Notes(out *Outcome, m t8Measured) {
+	mib := func(b int64) float64 { return float64(b) / (1 << 20) }
+	out.Notef("linkbench maxid1=%d, linktable and counttable hash-partitioned %d ways (nodetable DYNAMIC and unpartitioned in both, in the database size but left out of extents and drops), %d threads, stores on files (fsync on flush, as InnoDB does) behind %v a page read or write, pool %.2f of the uncompressed data",
+		m.maxid1, t8Partitions, t8Threads, t8IOLatency, t8PoolRatio)
+	for _, x := range []struct {
+		n string
+		r t8Result
+	}{{"transparent", m.t}, {"old-style KBS=8", m.old}} {
+		r := x.r
+		out.Notef("%s: load %d rows in %.2fs (Create+Load+Flush, %.0f rows/s, %.2fs CPU); B-tree compressions %d (%d failed), recompressions %d",
+			x.n, r.rows, r.load.Seconds(), float64(r.rows)/r.load.Seconds(), r.loadCPU.Seconds(), r.cmpOps, r.cmpOps-r.cmpOK, r.recompressions)
+		out.Notef("%s: %.0f QPS; %.3f pages read and %.3f inflates per operation", x.n, r.qps, r.reads, r.inflates)
+		out.Notef("%s: %d files: logical %.1f MiB, file %.1f MiB, allocated %.1f MiB, %d punched holes (%.0f per file); DROP TABLE of both tables %.2f ms",
+			x.n, r.files, mib(r.logical), mib(r.apparent), mib(r.allocated), r.holes, float64(r.holes)/float64(r.files), float64(r.drop)/1e6)
+	}
+	out.Notef("database size at the end of the requests, as seed 004 measured it: transparent %.1f MiB allocated, old-style %.1f MiB of files (nodetable, DYNAMIC in both, included); link and count tables alone %.3f",
+		mib(m.t.dbAllocated), mib(m.old.dbApparent), m.sizeLC)
+	for _, tb := range []string{"linktable", "counttable", "nodetable"} {
+		a, b := m.t.perTable[tb], m.old.perTable[tb]
+		out.Notef("%s: transparent %.1f MiB of pages in %.1f MiB allocated (%.2f); old-style %.1f MiB of pages in %.1f MiB of files (%.2f)",
+			tb, mib(a[0]), mib(a[2]), float64(a[2])/float64(max(a[0], 1)), mib(b[0]), mib(b[1]), float64(b[1])/float64(max(b[0], 1)))
+	}
+	if m.extFS {
+		out.Notef("extents per file from the file system (FIEMAP): transparent %.1f (%d in %d files), old-style %.1f (%d in %d files); modelled from the holes (a dense file 1 extent, each hole one more) the ratio would be %.1f",
+			float64(m.t.fsExtents)/float64(m.t.fsFiles), m.t.fsExtents, m.t.fsFiles,
+			float64(m.old.fsExtents)/float64(m.old.fsFiles), m.old.fsExtents, m.old.fsFiles, m.extModel)
+	} else {
+		out.Notef("extents per file are modelled from the punched holes (a dense file is 1 extent, each hole adds one): this file system cannot count them (no FIEMAP)")
+	}
+	out.Notef("the extents ratio grows with pages per file, so it depends on the scale: the seed's partitions held gigabytes, these hold %.0f pages each",
+		float64(m.t.logical)/float64(m.t.files)/16384)
+	out.Notef("DROP TABLE per file: transparent %.1f ms, old-style %.1f ms; the duration is real wall time (the pool's DropSpace, closing, os.Remove of each partition file, the catalog rewrite): zipsim has no model of unlink cost per extent, so the ratio is this file system's (ext4 here) after fsync",
+		float64(m.t.drop)/1e6/float64(m.t.files), float64(m.old.drop)/1e6/float64(m.old.files))
+	if m.drp < 10 {
+		out.Notef("why DROP time misses ≥ 10: unlinking files with %.0f punched holes each cost little more than the rest of DropTable, which is the same for both modes; the seed's 30–43× came from files with millions of extents",
+			float64(m.t.holes)/float64(m.t.files))
+	}
+}
+
+// t8Plot draws each measured ratio as a bar, with its band's bounds as
+// markers, on a log scale.
+func t8Plot(path string, m t8Measured, checks []Check) error {
+	var cats []string
+	var vals, los, his []float64
+	names := []string{"load rows/s", "QPS", "size", "extents/file", "DROP time"}
+	for i, c := range checks {
+		cats = append(cats, names[i])
+		vals = append(vals, c.Value)
+		los = append(los, c.Band.Lo)
+		his = append(his, c.Band.Hi)
+	}
+	p := newPlot(fmt.Sprintf("T8: transparent / old-style KBS=8, linkbench maxid1=%d, %d partitions", m.maxid1, t8Partitions),
+		"what is compared", "transparent / old-style, log scale")
+	p.NominalX(cats...)
+	lo, hi := spread(vals, los)
+	setLogY(p, min(lo, 0.5), hi)
+	p.Y.Label.Text = "transparent / old-style (ratio), log scale"
+	p.X.Min, p.X.Max = -0.5, float64(len(cats))-0.5
+	b := &bars{vals: vals, width: plotWidth * 0.5 / vg.Length(len(cats)), color: plotutil.Color(1)}
+	p.Add(b)
+	p.Legend.Add("measured", b)
+	for k, bound := range []struct {
+		name  string
+		vs    []float64
+		shape draw.GlyphDrawer
+	}{{"band: lowest passing", los, draw.TriangleGlyph{}}, {"band: highest passing", his, draw.PlusGlyph{}}} {
+		var xys plotter.XYs
+		for i, v := range bound.vs {
+			if !math.IsInf(v, 0) && v > 0 {
+				xys = append(xys, plotter.XY{X: float64(i), Y: v})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		s, err := plotter.NewScatter(xys)
+		if err != nil {
+			return err
+		}
+		s.Shape = bound.shape
+		s.Radius = vg.Points(7)
+		s.Color = plotutil.Color(k * 2)
+		p.Add(s)
+		p.Legend.Add(bound.name, s)
+	}
+	return savePlot(p, path)
+}
