@@ -2,7 +2,6 @@ package zipsim
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -283,8 +282,7 @@ func (s *schema) visitExtern(val []byte, fn func(p int, local []byte, ref page.E
 	}
 	refs := val[len(val)-n*page.ExternRefSize:]
 	for _, p := range s.vals {
-		l, flag, rest := s.field(p, val)
-		local := val[len(val)-len(rest)-l : len(val)-len(rest)]
+		local, flag, rest, _ := s.field(p, val) // externRefs checked every field
 		val = rest
 		if !flag {
 			continue
@@ -299,21 +297,6 @@ func (s *schema) visitExtern(val []byte, fn func(p int, local []byte, ref page.E
 		}
 	}
 	return nil
-}
-
-// field returns the length and external flag of column p at the start of
-// val, a value externRefs accepted, and what follows the field.
-func (s *schema) field(p int, val []byte) (n int, flag bool, rest []byte) {
-	c := &s.cols[p]
-	if c.Type != TypeVarchar {
-		return c.Len, false, val[c.Len:]
-	}
-	u, k := binary.Uvarint(val)
-	if s.extCap[p] {
-		flag = u&1 != 0
-		u >>= 1
-	}
-	return int(u), flag, val[k+int(u):]
 }
 
 // errStop ends a visit early.

@@ -301,32 +301,26 @@ func (s *schema) decodeKey(row Row, x *indexSchema, key []byte) ([]byte, error) 
 // column) says which columns to fill, and the others get the zero Value,
 // so that an off-page column nobody asked for costs no reads.
 func (s *schema) decodeValue(row Row, val []byte, ext *blobStore, need []bool) error {
-	n, err := s.externRefs(val)
-	if err != nil {
-		return err
+	var refs []byte
+	if s.anyExt {
+		n, err := s.externRefs(val)
+		if err != nil {
+			return err
+		}
+		val, refs = val[:len(val)-n*page.ExternRefSize], val[len(val)-n*page.ExternRefSize:]
 	}
-	refs := val[len(val)-n*page.ExternRefSize:]
 	for _, p := range s.vals {
 		c := &s.cols[p]
-		l, flag := c.Len, false
-		if c.Type == TypeVarchar {
-			u, k := binary.Uvarint(val)
-			if s.extCap[p] {
-				flag = u&1 != 0
-				u >>= 1
-			}
-			if k <= 0 || u > uint64(c.Len) {
-				return errCorrupt
-			}
-			val, l = val[k:], int(u)
+		local, flag, rest, ok := s.field(p, val)
+		if !ok {
+			return errCorrupt
 		}
-		local := val[:l]
-		val = val[l:]
+		val = rest
 		switch {
 		case need != nil && !need[p]:
 			row[p] = Value{}
 		case c.Type == TypeInt:
-			row[p] = Value{i: int64(decodeUint(local) - intBias(l)), kind: kindInt}
+			row[p] = Value{i: int64(decodeUint(local) - intBias(len(local))), kind: kindInt}
 		case !flag:
 			setBytes(row, p, local)
 		case ext == nil:
@@ -349,6 +343,9 @@ func (s *schema) decodeValue(row Row, val []byte, ext *blobStore, need []bool) e
 			refs = refs[page.ExternRefSize:]
 		}
 	}
+	if len(val) != 0 {
+		return errCorrupt
+	}
 	return nil
 }
 
@@ -358,28 +355,42 @@ func (s *schema) decodeValue(row Row, val []byte, ext *blobStore, need []bool) e
 func (s *schema) externRefs(val []byte) (int, error) {
 	n := 0
 	for _, p := range s.vals {
-		c := &s.cols[p]
-		l := c.Len
-		if c.Type == TypeVarchar {
-			u, k := binary.Uvarint(val)
-			if s.extCap[p] {
-				n += int(u & 1)
-				u >>= 1
-			}
-			if k <= 0 || u > uint64(c.Len) {
-				return 0, errCorrupt
-			}
-			val, l = val[k:], int(u)
-		}
-		if len(val) < l {
+		_, flag, rest, ok := s.field(p, val)
+		if !ok {
 			return 0, errCorrupt
 		}
-		val = val[l:]
+		if flag {
+			n++
+		}
+		val = rest
 	}
 	if len(val) != n*page.ExternRefSize {
 		return 0, errCorrupt
 	}
 	return n, nil
+}
+
+// field reads column p at the start of val: the bytes the record holds
+// for it (an off-page column's local prefix), its external flag, and what
+// follows. ok is false when val is too short or the length out of range.
+func (s *schema) field(p int, val []byte) (local []byte, flag bool, rest []byte, ok bool) {
+	c := &s.cols[p]
+	l := c.Len
+	if c.Type == TypeVarchar {
+		u, k := binary.Uvarint(val)
+		if s.extCap[p] {
+			flag = u&1 != 0
+			u >>= 1
+		}
+		if k <= 0 || u > uint64(c.Len) {
+			return nil, false, nil, false
+		}
+		val, l = val[k:], int(u)
+	}
+	if len(val) < l {
+		return nil, false, nil, false
+	}
+	return val[:l], flag, val[l:], true
 }
 
 // decodeUint reads a big-endian unsigned integer of up to 8 bytes.

@@ -9,6 +9,12 @@
 // CPU utilisation and Go memory statistics) that prints as a table, JSON
 // or CSV and plots to PNG and SVG.
 //
+// Scenarios (scenario.go, t1.go .. t9.go) reproduce research/targets.md's
+// targets T1..T9: each builds its own stores at a size two cores run in
+// under two minutes, measures the ratios its target's pass band is about
+// and reports PASS or FAIL with the side numbers that explain a miss;
+// `zipsim reproduce` runs them, and BenchmarkT1.. report the same ratios.
+//
 // Everything is deterministic for a given Config.Seed except timing:
 // worker i draws from its own generator seeded from (Seed, i).
 package sim

@@ -89,37 +89,6 @@ func TestPlotLatencyLogScale(t *testing.T) {
 	plotCheck(t, p)
 }
 
-// TestPlotSamples writes one plot of each kind to $SIM_PLOT_DIR, for a
-// person to look at; it is skipped when that is not set.
-func TestPlotSamples(t *testing.T) {
-	dir := os.Getenv("SIM_PLOT_DIR")
-	if dir == "" {
-		t.Skip("set SIM_PLOT_DIR to write sample plots")
-	}
-	var reports []*Report
-	for _, th := range []int{1, 2, 4, 8} {
-		reports = append(reports, reportFake(t, func(c *Config) {
-			c.Threads = th
-			c.Events = 0
-			c.Duration = 1200 * time.Millisecond
-			c.ReportInterval = 100 * time.Millisecond
-		}))
-	}
-	r := reports[2]
-	require.NoError(t, PlotThroughput(r, filepath.Join(dir, "throughput.png")))
-	require.NoError(t, PlotLatency(r, filepath.Join(dir, "latency.png")))
-	require.NoError(t, PlotSweep("threads", []string{"1", "2", "4", "8"}, reports, filepath.Join(dir, "sweep.png")))
-	require.NoError(t, PlotThroughput(r, filepath.Join(dir, "throughput.svg")))
-	a, b := *r, *r
-	a.Totals = Totals{TPS: 30, QPS: 420}
-	b.Totals = Totals{TPS: 4650, QPS: 65100}
-	require.NoError(t, PlotSweep("row_format", []string{"compressed", "dynamic"}, []*Report{&a, &b}, filepath.Join(dir, "sweep_log.png")))
-	f, err := os.Create(filepath.Join(dir, "report.txt"))
-	require.NoError(t, err)
-	defer f.Close()
-	require.NoError(t, r.WriteText(f))
-}
-
 func TestPlotFmtNum(t *testing.T) {
 	for v, want := range map[float64]string{0: "0", 0.1: "0.1", 1.2000000000000002: "1.2", 1000: "1,000", 50000: "50,000",
 		1234567.5: "1,234,567.5", -25000: "-25,000", 999: "999", 100000: "100,000"} {

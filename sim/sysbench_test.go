@@ -394,36 +394,6 @@ func TestSysbenchRanges(t *testing.T) {
 	}
 }
 
-// TestSysbenchAllocs measures the allocations of a read-write event in
-// the steady state.
-func TestSysbenchAllocs(t *testing.T) {
-	if testing.Short() {
-		t.Skip()
-	}
-	c := Config{Seed: 4, Sysbench: SysbenchConfig{Tables: 2, Rows: 2000}}
-	s, st := sbSetup(t, c)
-	ctx := context.Background()
-	rec := newSbCounter()
-	for _, ev := range []string{"oltp_point_select", "oltp_read_only", "oltp_read_write"} {
-		s.sb.Event = ev
-		w, err := s.Worker(st, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 50 {
-			if err := w.Next(ctx, rec); err != nil {
-				t.Fatal(err)
-			}
-		}
-		a := testing.AllocsPerRun(200, func() {
-			if err := w.Next(ctx, rec); err != nil {
-				t.Fatal(err)
-			}
-		})
-		t.Logf("%s: %.1f allocations per event", ev, a)
-	}
-}
-
 func TestSysbenchConfig(t *testing.T) {
 	c, err := Config{Sysbench: SysbenchConfig{Tables: 3, Rows: 1000}}.Validate()
 	if err != nil {

@@ -1,6 +1,7 @@
 // Command zipsim runs the zipsim model of InnoDB table compression from
 // the command line: a guided tour, workload runs and sweeps with reports
-// and plots, prepared datasets, page dumps and table checks.
+// and plots, prepared datasets, page dumps, table checks and the
+// scenarios that reproduce the seeds' targets.
 //
 //	go run ./cmd/zipsim                     # the tour, about 2-3 minutes
 //	go run ./cmd/zipsim run --kbs 8 --rows 50000 --threads 4 --duration 20s
@@ -9,6 +10,7 @@
 //	go run ./cmd/zipsim run --data data/ --threads 8 --locking legacy
 //	go run ./cmd/zipsim inspect --page 3 data/sbtest1.ibd
 //	go run ./cmd/zipsim check data/
+//	go run ./cmd/zipsim reproduce all       # the seeds' targets T1..T9
 //
 // Exit status: 0 on success, 1 when a run fails or a data file is
 // missing or damaged, 2 for bad usage (an unknown flag, a bad value, an

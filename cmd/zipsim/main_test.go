@@ -115,6 +115,8 @@ func TestBadInputs(t *testing.T) {
 		{[]string{"run", "--codec", "zstd"}, 2, `codec "zstd": only compressed and transparent`},
 		{[]string{"run", "--pool", "64M", "--pool-ratio", "0.5"}, 2, "give one of them"},
 		{[]string{"nosuch"}, 2, `unknown command "nosuch"`},
+		{[]string{"reproduce"}, 2, "name the targets"},
+		{[]string{"reproduce", "T99"}, 2, `no scenario "T99"`},
 		{[]string{"sweep", "--threads", "1"}, 2, "comma-separated list"},
 		{[]string{"sweep", "--threads", "1,2", "--kbs", "8,4"}, 2, "one knob at a time"},
 		{[]string{"sweep", "--threads", "1,0"}, 2, "--threads 0"},
