@@ -75,6 +75,29 @@ func (a *allocator) state() (next uint32, free []uint32) {
 	return a.next, slices.Clone(a.free)
 }
 
+// giveBack frees every page handed out since state returned next and
+// free and not given back yet, for a statement that fails after its
+// index builds took pages (AddIndex, which has the space to itself).
+func (a *allocator) giveBack(next uint32, free []uint32) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	isFree := make(map[uint32]bool, len(a.free))
+	for _, p := range a.free {
+		isFree[p] = true
+	}
+	for _, p := range free {
+		if !isFree[p] {
+			a.free = append(a.free, p)
+			isFree[p] = true
+		}
+	}
+	for p := next; p < a.next; p++ {
+		if !isFree[p] {
+			a.free = append(a.free, p)
+		}
+	}
+}
+
 // check returns what is wrong with the allocator's state: pages freed
 // twice or never handed out, and pages neither free nor counted as used
 // (the pages the indexes and off-page chains hold).

@@ -136,7 +136,7 @@ func (s *Store) openTable(ctx context.Context, ct catalogTable) error {
 		p.alloc = newAllocator(s.pool.Latches(), p.name, cp.Next, slices.Clone(cp.Free))
 		t.parts = append(t.parts, p)
 		for j, ci := range cp.Indexes {
-			ix, err := btree.Open(ctx, t.indexOptions(p, j, ci.ID), ci.Root)
+			ix, err := btree.Open(ctx, t.indexOptions(t.sch, p, j, ci.ID), ci.Root)
 			if err != nil {
 				return fmt.Errorf("zipsim: table %s: index %s: %w", p.name, ci.Name, err)
 			}
@@ -246,7 +246,7 @@ func (s *Store) createPart(ctx context.Context, t *Table, i int) (*partition, st
 	p.ts = ts
 	p.alloc = newAllocator(s.pool.Latches(), p.name, 1, nil)
 	for j := range t.sch.indexes {
-		ix, err := btree.Create(ctx, t.indexOptions(p, j, s.nextIndexID))
+		ix, err := btree.Create(ctx, t.indexOptions(t.sch, p, j, s.nextIndexID))
 		s.nextIndexID++
 		if err != nil {
 			return nil, file, errors.Join(fmt.Errorf("index %s: %w", t.sch.indexes[j].name, err), s.dropPart(ctx, p))

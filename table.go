@@ -111,24 +111,25 @@ func (t *Table) initLocks() {
 	}
 }
 
-// indexOptions describes index j of partition p to the btree package.
-func (t *Table) indexOptions(p *partition, j int, id uint64) btree.Options {
-	x := &t.sch.indexes[j]
+// indexOptions describes index j of schema sch (the table's, or the one
+// AddIndex builds for) in partition p to the btree package.
+func (t *Table) indexOptions(sch *schema, p *partition, j int, id uint64) btree.Options {
+	x := &sch.indexes[j]
 	return btree.Options{
 		Pool: t.store.pool, Space: p.space, Alloc: p.alloc,
-		ZipSize: t.sch.zipSize, Codec: t.codec,
+		ZipSize: sch.zipSize, Codec: t.codec,
 		ID: id, Name: p.name + "." + x.name, Clustered: j == 0,
-		Fields: x.fields, MaxKeyLen: x.maxKey, ExternRefs: t.externRefs(j),
+		Fields: x.fields, MaxKeyLen: x.maxKey, ExternRefs: sch.externRefsFor(j),
 		Padding: t.store.opts.Padding, MergeThresholdPct: t.opts.MergeThresholdPct,
 	}
 }
 
-// externRefs is the btree's Options.ExternRefs for index j.
-func (t *Table) externRefs(j int) func([]byte) (int, error) {
-	if j != 0 || !t.sch.anyExt {
+// externRefsFor is the btree's Options.ExternRefs for index j.
+func (s *schema) externRefsFor(j int) func([]byte) (int, error) {
+	if j != 0 || !s.anyExt {
 		return nil
 	}
-	return t.sch.externRefs
+	return s.externRefs
 }
 
 // Name returns the table's name.
