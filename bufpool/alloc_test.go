@@ -8,6 +8,7 @@ package bufpool
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -85,5 +86,41 @@ func TestZeroAllocsFixZip(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestPerMissAllocates checks the other side of TestZeroAllocsFix: in
+// PerMiss mode each read gives its frame fresh memory, and hits still
+// allocate nothing. (testing.AllocsPerRun rounds down, so the misses,
+// fewer than one per fix, are counted from MemStats.)
+func TestPerMissAllocates(t *testing.T) {
+	for _, c := range []struct {
+		kind          string
+		frames, pages int
+	}{{"hit", 64, 32}, {"miss", 64, 256}} {
+		t.Run("fix="+c.kind, func(t *testing.T) {
+			p := benchPool(t, Options{Bytes: int64(c.frames) * 16384, Frames: PerMiss}, 0, c.pages)
+			warm(t, p, c.pages)
+			r := rand.New(rand.NewPCG(5, 6))
+			before := p.Stats()
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			for range 500 {
+				fixRelease(t, p, r, c.pages)
+			}
+			runtime.ReadMemStats(&m1)
+			d := p.Stats().Sub(before)
+			allocs, bytes := m1.Mallocs-m0.Mallocs, m1.TotalAlloc-m0.TotalAlloc
+			t.Logf("%d fixes, %d reads: %d allocations, %d bytes", d.Gets, d.Reads, allocs, bytes)
+			if c.kind == "hit" {
+				require.Zero(t, allocs)
+				return
+			}
+			require.Positive(t, d.Reads)
+			// One frame per read; the runtime may add a handful of its own.
+			require.GreaterOrEqual(t, allocs, d.Reads)
+			require.LessOrEqual(t, allocs, d.Reads+d.Reads/20)
+			require.GreaterOrEqual(t, bytes, d.Reads*16384)
+		})
 	}
 }

@@ -17,7 +17,8 @@ const buddyMergeMin = 16
 
 // buddy carves zip blocks of 1K, 2K, ... PageSize/2 out of frames, like
 // InnoDB's buf0buddy.cc; a zip block of the page size takes a whole frame.
-// Blocks are named by their first 1 KiB unit in the instance arena. It is
+// Blocks are named by their first 1 KiB unit counted over the instance's
+// frames in order (frame i holds units i×units ...). It is
 // guarded by the instance's zipFreeMu.
 type buddy struct {
 	in      *instance
@@ -62,11 +63,14 @@ func (b *buddy) init(in *instance, pageSize int) {
 // classOf returns the class of a zip size.
 func (b *buddy) classOf(zipSize int) int { return bits.TrailingZeros(uint(zipSize / buddyUnit)) }
 
-// block returns the bytes of a block.
+// block returns the bytes of a block: a piece of the frame it was carved
+// from.
 func (b *buddy) block(u int32, cls int) []byte {
 	off := int(u) * buddyUnit
 	n := buddyUnit << cls
-	return b.in.arena[off : off+n : off+n]
+	f, size := &b.in.frames[off/b.in.pool.opts.PageSize], b.in.pool.opts.PageSize
+	off %= size
+	return f.buf[off : off+n : off+n]
 }
 
 func (b *buddy) push(u int32, cls int) {

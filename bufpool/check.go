@@ -114,6 +114,14 @@ func (in *instance) check() []error {
 		if q := f.page.Load(); q != nil || f.buddy {
 			fail("free frame %d belongs to page %v or to the buddy allocator", idx, q)
 		}
+		if in.pool.opts.Frames == PerMiss && f.buf != nil {
+			fail("free frame %d keeps its memory in per-miss mode", idx)
+		}
+	}
+	for i := range in.frames {
+		if f := &in.frames[i]; !onFree[i] && len(f.buf) != in.pool.opts.PageSize {
+			fail("frame %d is in use with %d bytes of memory, want %d", i, len(f.buf), in.pool.opts.PageSize)
+		}
 	}
 	pageFrames, buddyFrames := 0, 0
 	for i := range in.frames {

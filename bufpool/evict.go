@@ -21,6 +21,7 @@ const (
 
 // pushFree returns a frame to the free list.
 func (in *instance) pushFree(f *frame) {
+	in.releaseFrame(f)
 	in.freeMu.Lock()
 	in.free = append(in.free, f.idx)
 	in.freeMu.Unlock()
@@ -40,6 +41,7 @@ func (in *instance) getFreeFrame(ctx context.Context, st stripe.Stripe) (*frame,
 			f := &in.frames[in.free[n-1]]
 			in.free = in.free[:n-1]
 			in.freeMu.Unlock()
+			in.takeFrame(f)
 			return f, nil
 		}
 		in.freeMu.Unlock()

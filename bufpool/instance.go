@@ -43,7 +43,7 @@ func newSharedLocks(r *latch.Registry) *sharedLocks {
 type instance struct {
 	pool   *Pool
 	id     int
-	arena  []byte
+	arena  []byte // the frames' memory in Arena mode; nil in PerMiss
 	frames []frame
 
 	// Split: the instance's own mutexes. Legacy: the pool's shared ones.
@@ -78,10 +78,15 @@ type instance struct {
 
 func newInstance(p *Pool, id, frames int, shared *sharedLocks) (*instance, error) {
 	size := p.opts.PageSize
-	in := &instance{pool: p, id: id, arena: make([]byte, frames*size), frames: make([]frame, frames), free: make([]int32, frames), stats: stripe.New(nStats)}
+	in := &instance{pool: p, id: id, frames: make([]frame, frames), free: make([]int32, frames), stats: stripe.New(nStats)}
+	if p.opts.Frames == Arena {
+		in.arena = newArena(in.frames, frames*size)
+	}
 	for i := range in.frames {
 		f := &in.frames[i]
-		f.buf = in.arena[i*size : (i+1)*size : (i+1)*size]
+		if in.arena != nil {
+			f.buf = in.arena[i*size : (i+1)*size : (i+1)*size]
+		}
 		f.idx = int32(i)
 		f.latch.Init(p.latches, "block_lock")
 		in.free[i] = int32(frames - 1 - i) // pop from the end: frame 0 first

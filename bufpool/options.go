@@ -67,6 +67,12 @@ type Options struct {
 	Instances int
 	// Locking picks split (8.0) or legacy (5.1/XtraDB) mutexes.
 	Locking Locking
+	// Frames picks where frame memory comes from: one arena allocated up
+	// front (the zero value, InnoDB's buf_chunk_init) or a fresh Go
+	// allocation per frame taken from the free list (research/targets.md
+	// T9's per-miss mode, a cache that allocates on read and frees on
+	// eviction).
+	Frames Frames
 	// OldPct is innodb_old_blocks_pct (5..95); 0 means 37.
 	OldPct int
 	// OldBlocksTime is innodb_old_blocks_time; 0 means 1s (5.6+), a
@@ -120,6 +126,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Locking != Split && o.Locking != Legacy {
 		return o, fmt.Errorf("bufpool: unknown locking %d: use Split or Legacy", o.Locking)
+	}
+	if o.Frames != Arena && o.Frames != PerMiss {
+		return o, fmt.Errorf("bufpool: unknown frames mode %d: use Arena or PerMiss", o.Frames)
 	}
 	if o.OldPct == 0 {
 		o.OldPct = 37

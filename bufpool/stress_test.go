@@ -19,11 +19,15 @@ import (
 // tables); every fix checks the page's id and version, and Check must be
 // clean afterwards. Run under -race.
 func TestStressSmallPool(t *testing.T) {
+	type mode struct {
+		lk Locking
+		fr Frames
+	}
 	for _, zs := range []int{0, 8192, 2048} {
-		for _, lk := range []Locking{Split, Legacy} {
-			t.Run(fmt.Sprintf("zip=%d/locking=%v", zs, lk), func(t *testing.T) {
+		for _, m := range []mode{{Split, Arena}, {Legacy, Arena}, {Split, PerMiss}} {
+			t.Run(fmt.Sprintf("zip=%d/locking=%v/frames=%v", zs, m.lk, m.fr), func(t *testing.T) {
 				const frames, pages, workers, ops = 48, 200, 8, 1500
-				p := newPool(t, Options{Bytes: frames * 16384, Locking: lk, Instances: 2})
+				p := newPool(t, Options{Bytes: frames * 16384, Locking: m.lk, Frames: m.fr, Instances: 2})
 				testSpace(t, p, 1, zs)
 				versions := make([]atomic.Uint64, pages+1)
 				for i := 1; i <= pages; i++ {
