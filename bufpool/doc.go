@@ -7,7 +7,11 @@
 // A Pool is split into instances [buf_pool_t]; a page maps to one by
 // hashing (space, page_no >> 6) with xxhash, so that a 64-page extent stays
 // in one instance [buf_pool_get]. Each instance allocates its frames up
-// front in one arena [buf_chunk_init] and keeps:
+// front in one arena [buf_chunk_init], mapped outside the Go heap on Linux
+// so that the collector neither scans it nor lets a pool's worth of
+// garbage pile up beside it (Options.Frames = PerMiss instead gives a frame
+// fresh heap memory each time it leaves the free list, the allocate-on-read
+// cache of research/targets.md T9), and keeps:
 //
 //   - a page hash of 16 partitions, each under its own page_hash_latch
 //     [buf_page_hash_get_low, buf_page_hash_lock_get];
