@@ -31,6 +31,13 @@ type Options struct {
 	// NoSync skips fsync on files (innodb_flush_method=nosync), for
 	// experiments where durability does not matter.
 	NoSync bool
+	// NoCodecReuse gives each compressed table a codec that builds its
+	// zlib (or zstd, s2) state afresh on every page compression and
+	// decompression (compress.Options.NoReuse), as InnoDB did before
+	// Facebook cached its zlib heaps (research/targets.md T7 zlib_reuse,
+	// T9). For measuring that cost only. Transparent compression keeps its
+	// shared codec.
+	NoCodecReuse bool
 }
 
 // validate checks what Open does not leave to the layers below.

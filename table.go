@@ -93,7 +93,10 @@ func newTable(s *Store, name string, o TableOptions, sch *schema) (*Table, error
 	t := &Table{store: s, name: name, opts: o, sch: sch}
 	if o.RowFormat == Compressed {
 		set, err := compress.ParseSetting(o.Codec)
-		if err == nil {
+		switch {
+		case err == nil && s.opts.NoCodecReuse:
+			t.codec, err = compress.New(set, compress.Options{NoReuse: true})
+		case err == nil:
 			t.codec, err = compress.Shared(set)
 		}
 		if err != nil {

@@ -255,6 +255,8 @@ var knobs = []knob{
 	{name: "locking", usage: "buffer pool locking: split (8.0, per instance) or legacy (5.1, pool-wide mutexes)", field: func(c *sim.Config) any { return &c.Locking }},
 	{name: "io", usage: "simulated read and write latency per page (100us); 0 is the OS cache", field: func(c *sim.Config) any { return &c.IOLatency }},
 	{name: "no-pad", usage: "turn adaptive padding of compressed pages off", field: func(c *sim.Config) any { return &c.PadDisabled }},
+	{name: "frames", usage: "frame memory: arena (preallocated, off the Go heap) or per-miss (an allocation per frame taken)", field: func(c *sim.Config) any { return &c.Frames }},
+	{name: "no-zlib-reuse", usage: "build codec state afresh per page compression and decompression (zlib_reuse=off)", field: func(c *sim.Config) any { return &c.NoZlibReuse }},
 }
 
 // knobByName returns the knob called name.
