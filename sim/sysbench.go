@@ -29,12 +29,11 @@ import (
 //   - sb10 (sysbench 0.5 and 1.0): k from the Config's distribution over
 //     [1, rows] (prepare and run share --rand-type), c = 10 groups of 11
 //     random digits joined by '-' (119 characters), pad = 5 such groups
-//     (59), both space-padded, from internal/sbdata. sysbench 1.0 builds
-//     the k index after the load (CREATE INDEX, a sorted build that fills
-//     its pages to 15/16); zipsim has no CREATE INDEX, so the table is
-//     created with k_<i> and the index grows by inserts in random k order
-//     during the load, its leaves filled by page splits rather than packed
-//     (expect a larger k index than sysbench 1.0 leaves).
+//     (59), both space-padded, from internal/sbdata. As sysbench 1.0's
+//     prepare (oltp_common.lua, create_secondary), the table is created
+//     without k_<i> and the index is added after its rows are loaded
+//     (zipsim.Table.AddIndex, a sorted build), so its pages are packed
+//     rather than filled by splits in random k order.
 //   - legacy04 (sysbench 0.4, seed 003): k = 0, c = ' ', pad =
 //     'qqqqqqqqqqwwwwwwwwwweeeeeeeeeerrrrrrrrrrtttttttttt'; the k index
 //     exists before the load, as in 0.4. Its non-index updates set c to ten
@@ -152,11 +151,28 @@ func (s *sysbench) DataBytes() int64 {
 
 func (s *sysbench) legacy() bool { return s.sb.DataStyle == "legacy04" }
 
-// options returns table i's (1-based) options.
+// options returns table i's (1-based) options as created: sb10 tables
+// get k_<i> only after the load (see addIndex).
 func (s *sysbench) options(i int) zipsim.TableOptions {
 	o := SysbenchTable(i)
+	if !s.legacy() {
+		o.SecondaryIndexes = nil
+	}
 	s.c.apply(&o)
 	return o
+}
+
+// addIndex builds k_<i> on loaded sb10 table t, as sysbench 1.0's
+// prepare runs CREATE INDEX after its INSERTs; a table that has it
+// already (legacy04, or a second load) is left alone.
+func (s *sysbench) addIndex(ctx context.Context, t *zipsim.Table, i int) error {
+	if len(t.Options().SecondaryIndexes) > 0 {
+		return nil
+	}
+	if err := t.AddIndex(ctx, SysbenchTable(i).SecondaryIndexes[0]); err != nil {
+		return fmt.Errorf("sysbench: %w", err)
+	}
+	return nil
 }
 
 // SysbenchTable is sbtest<i>, DYNAMIC: id INT PRIMARY KEY, k INT with index
@@ -249,7 +265,7 @@ func (s *sysbench) loadTable(ctx context.Context, t *zipsim.Table, i int, progre
 			}
 		}
 	}
-	return nil
+	return s.addIndex(ctx, t, i+1)
 }
 
 // sbGen makes c and pad values in reused buffers.

@@ -11,7 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/zipsim/zipsim"
+	"github.com/zipsim/zipsim/btree"
 	"github.com/zipsim/zipsim/internal/sbdata"
 )
 
@@ -450,6 +452,32 @@ func BenchmarkSysbenchEvent(b *testing.B) {
 				if err := w.Next(ctx, rec); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// TestSysbenchKIndexBuild checks when k_<i> is built: after the load by a
+// sorted build for sb10 (sysbench 1.0's CREATE INDEX), so its leaves never
+// split, and during the load by inserts for legacy04 (0.4's CREATE TABLE
+// with KEY k).
+func TestSysbenchKIndexBuild(t *testing.T) {
+	for _, style := range []string{"sb10", "legacy04"} {
+		t.Run(style, func(t *testing.T) {
+			s, st := sbSetup(t, Config{Sysbench: SysbenchConfig{Rows: 20_000, DataStyle: style}})
+			sbContents(t, s, st)
+			var k btree.Stats
+			for _, ix := range st.Metrics().Indexes {
+				if ix.Index == "k_1" {
+					k = ix.BTree
+				}
+			}
+			require.Equal(t, int64(20_000), k.Rows)
+			if style == "sb10" {
+				require.Zero(t, k.Splits(), "a sorted build does not split")
+				require.Zero(t, k.InsertsOptimistic+k.InsertsPessimistic)
+			} else {
+				require.Positive(t, k.Splits())
 			}
 		})
 	}
