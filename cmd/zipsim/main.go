@@ -11,6 +11,7 @@
 //	go run ./cmd/zipsim inspect --page 3 data/sbtest1.ibd
 //	go run ./cmd/zipsim check data/
 //	go run ./cmd/zipsim reproduce all       # the seeds' targets T1..T9
+//	go run ./cmd/zipsim calibrate           # zipsim beside real InnoDB
 //
 // Exit status: 0 on success, 1 when a run fails or a data file is
 // missing or damaged, 2 for bad usage (an unknown flag, a bad value, an
@@ -57,6 +58,7 @@ func init() {
 		{"inspect", "dump a page of a .ibd file as named regions, or its space map", cmdInspect},
 		{"check", "check every table of a data directory (CHECK TABLE)", cmdCheck},
 		{"reproduce", "run the scenarios that reproduce the seeds' targets (T1..T9, or all)", cmdReproduce},
+		{"calibrate", "load sysbench's table as the MariaDB calibration script does and compare", cmdCalibrate},
 	}
 }
 
@@ -79,6 +81,8 @@ Usage:
                                   any violation
   zipsim reproduce all|T1 ...     the scenarios that reproduce the seeds' targets, each
                                   with its measured ratios, pass band, PASS or FAIL
+  zipsim calibrate [flags]        load sbtest1 as ../shared/calibration's MariaDB script does
+                                  and print zipsim's file sizes and failure rates beside InnoDB's
   zipsim help [command]           this text, or a command's flags
 
 Sizes take binary suffixes (64M, 1G, 16K); durations are Go's (10s, 1m30s,

@@ -1,0 +1,99 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestMariaDBFigures(t *testing.T) {
+	ms, err := MariaDBFigures()
+	require.NoError(t, err)
+	require.Len(t, ms, len(CalibrationShapes))
+	for i, m := range ms {
+		require.Equal(t, CalibrationShapes[i], m.KBS)
+		require.Equal(t, int64(1_000_000), m.Rows)
+		require.Positive(t, m.FileBytes)
+		require.Positive(t, m.PrimaryLeaves)
+		require.Positive(t, m.KLeaves)
+		require.GreaterOrEqual(t, m.PrimaryPages, m.PrimaryLeaves)
+		require.GreaterOrEqual(t, m.KPages, m.KLeaves)
+		if m.KBS == 0 {
+			require.Zero(t, m.CompressOps)
+			continue
+		}
+		require.Positive(t, m.CompressOps)
+		require.LessOrEqual(t, m.CompressOK, m.CompressOps)
+		require.Equal(t, m.CompressOps, m.PrimaryOps+m.KOps, "INNODB_CMP is the sum of the per-index rows")
+	}
+	require.Equal(t, int64(247_463_936), ms[0].FileBytes)
+	require.InDelta(t, 0.0346, ms[2].FailureRate(), 0.0001)
+
+	_, err = parseMariaDB(strings.NewReader("header\nplain\t1\n"), strings.NewReader(""))
+	require.ErrorContains(t, err, "fields")
+	_, err = parseMariaDB(strings.NewReader("header\n"), strings.NewReader("9\tPRIMARY\tsize\t1\n"))
+	require.ErrorContains(t, err, "statistics line 1")
+}
+
+// TestCalibrateSmall loads a small sbtest1 as the calibration does and
+// checks the figures hang together; the 1M-row comparison is
+// `zipsim calibrate` (BENCHMARKS.md).
+func TestCalibrateSmall(t *testing.T) {
+	zs, err := Calibrate(context.Background(), CalibrationConfig{Rows: 3000, Shapes: []int{0, 8, 2}, PoolBytes: 16 << 20}, nil)
+	require.NoError(t, err)
+	require.Len(t, zs, 3)
+	for _, z := range zs {
+		require.Equal(t, int64(3000), z.Rows)
+		require.Positive(t, z.FileBytes)
+		require.Positive(t, z.PrimaryLeaves)
+		require.Positive(t, z.KLeaves, "k_1 is built after the load")
+		require.Less(t, z.KPages, z.PrimaryPages)
+	}
+	dyn, k8, k2 := zs[0], zs[1], zs[2]
+	require.Zero(t, dyn.CompressOps)
+	require.Less(t, k8.FileBytes, dyn.FileBytes)
+	require.Positive(t, k8.CompressOps)
+	require.Equal(t, k8.CompressOps, k8.PrimaryOps+k8.KOps)
+	require.Greater(t, k2.FailureRate(), k8.FailureRate(), "smaller blocks fail more")
+	require.Greater(t, k2.PrimaryLeaves, k8.PrimaryLeaves)
+
+	var b bytes.Buffer
+	ok, err := WriteCalibration(&b, zs, nil)
+	require.NoError(t, err)
+	require.True(t, ok, "nothing to compare is no miss")
+	require.Contains(t, b.String(), "KBS=8")
+	ms, err := MariaDBFigures()
+	require.NoError(t, err)
+	_, err = WriteCalibration(&b, zs, ms)
+	require.ErrorContains(t, err, "MariaDB's figures are for 1000000")
+}
+
+func TestWriteCalibrationVerdicts(t *testing.T) {
+	m := []Calibration{{KBS: 8, Rows: 10, FileBytes: 1000, CompressOps: 1000, CompressOK: 900}}
+	low := []Calibration{{KBS: 8, Rows: 10, FileBytes: 1000, CompressOps: 1000, CompressOK: 995}}
+	for _, c := range []struct {
+		name string
+		m    []Calibration
+		z    Calibration
+		want bool
+	}{
+		{"file +14%", m, Calibration{KBS: 8, Rows: 10, FileBytes: 1140, CompressOps: 500, CompressOK: 450}, true},
+		{"file +16%", m, Calibration{KBS: 8, Rows: 10, FileBytes: 1160, CompressOps: 500, CompressOK: 450}, false},
+		{"file -16%", m, Calibration{KBS: 8, Rows: 10, FileBytes: 840, CompressOps: 500, CompressOK: 450}, false},
+		{"failures 11% against 10%", m, Calibration{KBS: 8, Rows: 10, FileBytes: 1000, CompressOps: 1000, CompressOK: 890}, true},
+		{"failures 12% against 10%", m, Calibration{KBS: 8, Rows: 10, FileBytes: 1000, CompressOps: 1000, CompressOK: 880}, false},
+		{"both below 1%", low, Calibration{KBS: 8, Rows: 10, FileBytes: 1000, CompressOps: 1000, CompressOK: 991}, true},
+		{"shape MariaDB lacks", m, Calibration{KBS: 4, Rows: 10, FileBytes: 1, CompressOps: 1}, true},
+	} {
+		var b bytes.Buffer
+		ok, err := WriteCalibration(&b, []Calibration{c.z}, c.m)
+		require.NoError(t, err, c.name)
+		require.Equal(t, c.want, ok, "%s\n%s", c.name, b.String())
+		if c.z.KBS == c.m[0].KBS {
+			require.Contains(t, b.String(), map[bool]string{true: "within 15%", false: "MISS"}[c.want], c.name)
+		}
+	}
+}
