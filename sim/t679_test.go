@@ -58,7 +58,8 @@ func TestT679Plots(t *testing.T) {
 	require.NoError(t, plotT6(filepath.Join(dir, "t6.png"), u, c))
 	l := []t7Load{{rowsPerSec: 1}, {rowsPerSec: 2}, {rowsPerSec: 3}, {rowsPerSec: 4}}
 	require.NoError(t, plotT7(filepath.Join(dir, "t7.png"), l, l))
-	require.NoError(t, plotT9(filepath.Join(dir, "t9.png"), q, q, q))
+	r := t9Result{grow: q, sys: q}
+	require.NoError(t, plotT9(filepath.Join(dir, "t9.png"), r, r))
 	for _, n := range []string{"t6.png", "t7.png", "t9.png"} {
 		fi, err := os.Stat(filepath.Join(dir, n))
 		require.NoError(t, err)
