@@ -28,7 +28,7 @@ func TestZeroAllocsFix(t *testing.T) {
 		{"miss", 0, 64, 256},
 		{"miss", 8192, 64, 512},
 	}
-	for _, lk := range []Locking{Split, Legacy} {
+	for _, lk := range []Locking{Split, Legacy, Global} {
 		for _, c := range cases {
 			t.Run(fmt.Sprintf("locking=%v/fix=%s/zip=%dK", lk, c.kind, c.zip/1024), func(t *testing.T) {
 				p := benchPool(t, Options{Bytes: int64(c.frames) * 16384, Locking: lk}, c.zip, c.pages)

@@ -125,7 +125,7 @@ func reportLocks(b *testing.B, p *Pool, before Stats, wall time.Duration) {
 // BenchmarkFixHit fixes and releases pages that all have frames: the
 // buffer pool hit path [buf_page_get_gen, the common case].
 func BenchmarkFixHit(b *testing.B) {
-	for _, lk := range []Locking{Split, Legacy} {
+	for _, lk := range []Locking{Split, Legacy, Global} {
 		for _, zs := range []int{0, 8192} {
 			for _, instr := range []bool{true, false} {
 				name := fmt.Sprintf("locking=%v/zip=%dK/latchstats=%v", lk, zs/1024, instr)

@@ -93,8 +93,12 @@
 //     of a compressed-only page, and the zip_clean list kept in LRU order by
 //     walking the LRU under the LRU mutex each time a page becomes clean and
 //     compressed-only [buf_LRU_insert_zip_clean, MySQL Bug #61341].
+//   - Global (the builtin InnoDB of MySQL 5.1, seed 003): Legacy's mutexes,
+//     and the pool mutex (the LRU mutex) taken by every Fix around its
+//     page hash lookup and pin, as buf_page_get_gen held buf_pool->mutex,
+//     so that hits on cached pages serialize too. FixZip does not take it.
 //
-// Both are correct under the race detector; they differ only in how often
+// All three are correct under the race detector; they differ only in how often
 // threads wait. Every lock is a latch.Mutex or latch.RWMutex registered by
 // InnoDB's name, so Stats().Latches and Latches() show waits per lock.
 //

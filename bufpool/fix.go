@@ -32,10 +32,12 @@ func (p *Pool) Fix(ctx context.Context, id PageID, mode Mode) (Guard, error) {
 	st := in.stats.Stripe()
 	hp := in.part(id)
 	for attempt := 0; attempt < maxFixAttempts; attempt++ {
+		in.lockForFix()
 		hp.mu.RLock()
 		pg := hp.t.get(id)
 		if pg == nil {
 			hp.mu.RUnlock()
+			in.unlockForFix()
 			g, err := in.read(ctx, id, mode, st, false)
 			if errors.Is(err, errRetry) {
 				continue
@@ -45,6 +47,7 @@ func (p *Pool) Fix(ctx context.Context, id PageID, mode Mode) (Guard, error) {
 		if pg.state == stateZipOnly {
 			in.pin(pg)
 			hp.mu.RUnlock()
+			in.unlockForFix()
 			if !awaitRead(pg) { // FixZip is reading it
 				in.unfix(pg)
 				continue
@@ -58,12 +61,27 @@ func (p *Pool) Fix(ctx context.Context, id PageID, mode Mode) (Guard, error) {
 		pg.fix.Add(1)
 		f := pg.frame // a pinned page keeps its frame unless its load fails
 		hp.mu.RUnlock()
+		in.unlockForFix()
 		if g, ok := in.latch(pg, f, mode); ok {
 			st.Add(cHitFrame, 1)
 			return g, nil
 		}
 	}
 	return Guard{}, fmt.Errorf("bufpool: page %v: gave up after %d attempts to fix it while others evicted or failed to load it", id, maxFixAttempts)
+}
+
+// lockForFix takes the buffer pool mutex that Global locking holds over a
+// fix's lookup and pin; unlockForFix lets it go.
+func (in *instance) lockForFix() {
+	if in.global {
+		in.lruMu.Lock()
+	}
+}
+
+func (in *instance) unlockForFix() {
+	if in.global {
+		in.lruMu.Unlock()
+	}
 }
 
 // pin adds a fix to pg, found under its page hash latch held shared. The

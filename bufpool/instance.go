@@ -21,7 +21,7 @@ type hashPart struct {
 	_  [128 - unsafe.Sizeof(pageHash{})]byte
 }
 
-// sharedLocks are the pool-wide mutexes of Legacy locking.
+// sharedLocks are the pool-wide mutexes of Legacy and Global locking.
 type sharedLocks struct {
 	lru, free, zipFree, zip latch.Mutex
 	zipClean                lru.List[*Page]
@@ -45,8 +45,9 @@ type instance struct {
 	id     int
 	arena  []byte // the frames' memory in Arena mode; nil in PerMiss
 	frames []frame
+	global bool // Global locking: every fix takes lruMu
 
-	// Split: the instance's own mutexes. Legacy: the pool's shared ones.
+	// Split: the instance's own mutexes. Legacy, Global: the pool's shared ones.
 	own       sharedLocks
 	lruMu     *latch.Mutex // LRU, unzip_LRU, zip_clean, eviction
 	freeMu    *latch.Mutex // free frames and the descriptor free list
@@ -79,6 +80,7 @@ type instance struct {
 func newInstance(p *Pool, id, frames int, shared *sharedLocks) (*instance, error) {
 	size := p.opts.PageSize
 	in := &instance{pool: p, id: id, frames: make([]frame, frames), free: make([]int32, frames), stats: stripe.New(nStats)}
+	in.global = p.opts.Locking == Global
 	if p.opts.Frames == Arena {
 		in.arena = newArena(in.frames, frames*size)
 	}

@@ -26,15 +26,23 @@ const (
 	// the LRU under the mutex whenever a frame is evicted (MySQL Bug
 	// #61341). Page hash latches stay per instance, as in XtraDB.
 	Legacy
+	// Global models the builtin InnoDB of MySQL 5.1 (seed 003): Legacy's
+	// pool-wide mutexes, and the one buffer pool mutex, buf_pool->mutex,
+	// here the LRU mutex it also was, taken by every page fix around the
+	// page hash lookup and the pin [buf_page_get_gen, 5.1 builtin], so
+	// that even fixes of cached pages queue on it.
+	Global
 )
 
-// String returns "split" or "legacy", the names benchmarks use.
+// String returns "split", "legacy" or "global", the names benchmarks use.
 func (l Locking) String() string {
 	switch l {
 	case Split:
 		return "split"
 	case Legacy:
 		return "legacy"
+	case Global:
+		return "global"
 	}
 	return fmt.Sprintf("Locking(%d)", uint8(l))
 }
@@ -65,7 +73,8 @@ type Options struct {
 	// Instances is innodb_buffer_pool_instances: 0 means 8 when Bytes is at
 	// least 1 GiB, else 1, like InnoDB 5.6+. At most 64.
 	Instances int
-	// Locking picks split (8.0) or legacy (5.1/XtraDB) mutexes.
+	// Locking picks split (8.0), legacy (5.1 plugin under XtraDB) or
+	// global (5.1 builtin) mutexes.
 	Locking Locking
 	// Frames picks where frame memory comes from: one arena allocated up
 	// front (the zero value, InnoDB's buf_chunk_init) or a fresh Go
@@ -124,8 +133,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("bufpool: %d bytes give %d frames of %d bytes over %d instances, %d each; each instance needs at least %d: give the pool at least %d bytes or fewer instances",
 			o.Bytes, frames, o.PageSize, o.Instances, per, MinFramesPerInstance, int64(MinFramesPerInstance*o.Instances*o.PageSize))
 	}
-	if o.Locking != Split && o.Locking != Legacy {
-		return o, fmt.Errorf("bufpool: unknown locking %d: use Split or Legacy", o.Locking)
+	if o.Locking > Global {
+		return o, fmt.Errorf("bufpool: unknown locking %d: use Split, Legacy or Global", o.Locking)
 	}
 	if o.Frames != Arena && o.Frames != PerMiss {
 		return o, fmt.Errorf("bufpool: unknown frames mode %d: use Arena or PerMiss", o.Frames)

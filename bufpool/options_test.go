@@ -24,6 +24,7 @@ func TestOptionsDefaultsAndErrors(t *testing.T) {
 	require.Equal(t, Arena, o.Frames)
 	require.Equal(t, "arena", Arena.String())
 	require.Equal(t, "per-miss", PerMiss.String())
+	require.Equal(t, "global", Global.String())
 
 	o, err := Options{Bytes: 1 << 30}.withDefaults()
 	require.NoError(t, err)
@@ -38,7 +39,7 @@ func TestOptionsDefaultsAndErrors(t *testing.T) {
 		{Options{Bytes: 64 * 16384, Instances: 16}, "fewer instances"},
 		{Options{Instances: 65}, "1..64"},
 		{Options{Bytes: -1}, "negative"},
-		{Options{Locking: 7}, "Split or Legacy"},
+		{Options{Locking: 7}, "Split, Legacy or Global"},
 		{Options{Frames: 5}, "Arena or PerMiss"},
 		{Options{LRUScanDepth: -3}, "LRUScanDepth"},
 		{Options{OldPct: 99}, "5..95"},

@@ -67,9 +67,9 @@ func New(opts Options) (*Pool, error) {
 	p.writeBuf.New = func() any { b := make([]byte, size); return &b }
 	p.stat.init(o.Clock())
 
-	// Legacy shares one of each mutex across the pool.
+	// Legacy and Global share one of each mutex across the pool.
 	var shared *sharedLocks
-	if o.Locking == Legacy {
+	if o.Locking != Split {
 		shared = newSharedLocks(p.latches)
 	}
 	frames := int(o.Bytes / int64(o.PageSize))

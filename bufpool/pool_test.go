@@ -36,3 +36,30 @@ func TestCreateFixEvictReread(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobalLockingTakesPoolMutexPerFix checks what sets Global apart:
+// every fix, hits on cached frames included, takes the pool's one LRU
+// mutex (the builtin's buf_pool->mutex); Split and Legacy hits take none.
+func TestGlobalLockingTakesPoolMutexPerFix(t *testing.T) {
+	for _, lk := range []Locking{Split, Legacy, Global} {
+		t.Run(lk.String(), func(t *testing.T) {
+			p := newPool(t, Options{Bytes: 64 * 16384, Locking: lk, Instances: 2, OldBlocksTime: -1})
+			testSpace(t, p, 1, 0)
+			createStamped(t, p, 1, 32)
+			before := p.Stats()
+			for i := 1; i <= 32; i++ {
+				g, err := p.Fix(ctx, PageID{1, uint32(i)}, Shared)
+				require.NoError(t, err)
+				g.Release()
+			}
+			d := p.Stats().Sub(before)
+			require.Equal(t, uint64(32), d.HitsFrame)
+			lru, _ := d.Latches.Get("LRU_list_mutex")
+			if lk == Global {
+				require.GreaterOrEqual(t, lru.Acquisitions, uint64(32))
+			} else {
+				require.Less(t, lru.Acquisitions, uint64(32), "a hit on a young page takes no list mutex")
+			}
+		})
+	}
+}

@@ -24,7 +24,7 @@ func TestStressSmallPool(t *testing.T) {
 		fr Frames
 	}
 	for _, zs := range []int{0, 8192, 2048} {
-		for _, m := range []mode{{Split, Arena}, {Legacy, Arena}, {Split, PerMiss}} {
+		for _, m := range []mode{{Split, Arena}, {Legacy, Arena}, {Global, Arena}, {Split, PerMiss}} {
 			t.Run(fmt.Sprintf("zip=%d/locking=%v/frames=%v", zs, m.lk, m.fr), func(t *testing.T) {
 				const frames, pages, workers, ops = 48, 200, 8, 1500
 				p := newPool(t, Options{Bytes: frames * 16384, Locking: m.lk, Frames: m.fr, Instances: 2})

@@ -125,9 +125,9 @@ func (c Config) Validate() (Config, error) {
 	switch c.Locking {
 	case "":
 		c.Locking = "split"
-	case "split", "legacy":
+	case "split", "legacy", "global":
 	default:
-		return c, fmt.Errorf("locking %q: use split or legacy", c.Locking)
+		return c, fmt.Errorf("locking %q: use split, legacy or global", c.Locking)
 	}
 	switch c.Frames {
 	case "":

@@ -40,8 +40,11 @@ func (c Config) StoreOptions(dataBytes int64) (zipsim.Options, error) {
 	if c.Frames == "per-miss" {
 		o.Pool.Frames = bufpool.PerMiss
 	}
-	if c.Locking == "legacy" {
+	switch c.Locking {
+	case "legacy":
 		o.Pool.Locking = bufpool.Legacy
+	case "global":
+		o.Pool.Locking = bufpool.Global
 	}
 	if c.IOLatency > 0 {
 		o.Latency = &storage.LatencyModel{Read: c.IOLatency, Write: c.IOLatency}

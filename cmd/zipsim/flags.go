@@ -252,7 +252,7 @@ var knobs = []knob{
 		value: func(c *sim.Config) flag.Value { return sizeValue{&c.PoolBytes} }},
 	{name: "pool-ratio", usage: "buffer pool as a fraction of the uncompressed data, when --pool is not given", field: func(c *sim.Config) any { return &c.PoolRatio }},
 	{name: "instances", usage: "buffer pool instances (default 1, or 8 from 1G)", field: func(c *sim.Config) any { return &c.Instances }},
-	{name: "locking", usage: "buffer pool locking: split (8.0, per instance) or legacy (5.1, pool-wide mutexes)", field: func(c *sim.Config) any { return &c.Locking }},
+	{name: "locking", usage: "buffer pool locking: split (8.0, per instance), legacy (5.1 plugin, pool-wide mutexes) or global (5.1 builtin: legacy plus the pool mutex on every page fix)", field: func(c *sim.Config) any { return &c.Locking }},
 	{name: "io", usage: "simulated read and write latency per page (100us); 0 is the OS cache", field: func(c *sim.Config) any { return &c.IOLatency }},
 	{name: "no-pad", usage: "turn adaptive padding of compressed pages off", field: func(c *sim.Config) any { return &c.PadDisabled }},
 	{name: "frames", usage: "frame memory: arena (preallocated, off the Go heap) or per-miss (an allocation per frame taken)", field: func(c *sim.Config) any { return &c.Frames }},
