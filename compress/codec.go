@@ -66,6 +66,8 @@ func New(s Setting, opts Options) (*Codec, error) {
 		c.eng = newS2Engine(s.Level, opts.NoReuse)
 	case None:
 		c.eng = noneEngine{}
+	case CZlib:
+		c.eng = newCZlibEngine(s.Level, opts.NoReuse)
 	}
 	return c, nil
 }

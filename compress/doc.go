@@ -61,10 +61,15 @@
 //
 // # Caveats
 //
-//   - The deflate engine is klauspost/compress, not C zlib. Its streams are
-//     valid zlib and decode with any inflater, but their sizes differ
-//     slightly from C zlib's at the same level, so fit and failure rates at
-//     a given KEY_BLOCK_SIZE are close to InnoDB's, not identical. Its levels
+//   - The zlib setting's deflate engine is klauspost/compress, not C zlib.
+//     Its streams are valid zlib and decode with any inflater, but they are
+//     4-7% smaller than C zlib 1.2.13's on sysbench pages (7,266 against
+//     7,612 bytes on a 13 KB page at level 6), so pages fit their blocks
+//     more often than in InnoDB. The czlib setting is a port of C zlib
+//     1.2.13's deflate (internal/czlib) that writes the same bytes as C
+//     zlib with InnoDB's page parameters (windowBits 14, memLevel 9), at
+//     about a third of klauspost's speed; `zipsim calibrate` uses it. Its
+//     page streams start 0x68 as InnoDB's do. klauspost's levels
 //     are tuned differently: on sysbench pages level 6 compresses worse than
 //     level 1 and takes longer (research/limits.md measured 7998 against 7826
 //     bytes per 16 KiB page and 2.5 times the time; BenchmarkCompress shows
@@ -75,8 +80,10 @@
 //     malloc and free per operation before Facebook's heap caches
 //     (research/targets.md T9), a smaller share of C zlib's time.
 //   - InnoDB deflates B-tree pages with windowBits 14, so its page streams
-//     start 0x68; ours use a 32 KiB window and start 0x78, as InnoDB's BLOB
-//     streams (windowBits 15) do. Decompress accepts both.
+//     start 0x68; zlib's use a 32 KiB window and start 0x78, as InnoDB's
+//     BLOB streams (windowBits 15) do. Decompress accepts both. czlib uses
+//     windowBits 14 and memLevel 9 for BLOB streams too (InnoDB: 15 and 7),
+//     which changes their sizes by bytes.
 //   - zstd and s2 are comparison points InnoDB never shipped. zstd frames
 //     carry klauspost's default content checksum (xxhash), kept on so
 //     decoding costs what a real deployment pays; the s2 block format has

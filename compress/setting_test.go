@@ -87,7 +87,8 @@ func TestValidateErrors(t *testing.T) {
 		{Algorithm: Zstd, Level: 5}:     `levels 1="zstd:fastest", 2="zstd:default", 3="zstd:better", 4="zstd:best" (0 means 1)`,
 		{Algorithm: S2, Level: 4}:       `levels 1="s2", 2="s2:better", 3="s2:best" (0 means 1)`,
 		{Algorithm: None, Level: 1}:     "only level 0",
-		{Algorithm: Algorithm(5)}:       "unknown algorithm 5",
+		{Algorithm: CZlib, Level: 10}:   "levels 1..9 (0 means 6)",
+		{Algorithm: Algorithm(6)}:       "unknown algorithm 6",
 	} {
 		err := s.Validate()
 		require.Error(t, err, s)

@@ -27,11 +27,12 @@ import (
 var CalibrationShapes = []int{0, 16, 8, 4, 2, 1}
 
 // CalibrationConfig says what Calibrate loads. The zero value is the
-// script's run: 1,000,000 rows in every shape, zlib:6, a 1 GiB pool.
+// script's run: 1,000,000 rows in every shape, C zlib's streams at level
+// 6 (czlib:6, InnoDB's), a 1 GiB pool.
 type CalibrationConfig struct {
 	Rows      int    // rows of sbtest1; 0 means 1,000,000
 	Shapes    []int  // KEY_BLOCK_SIZEs in KiB, 0 for DYNAMIC; nil means CalibrationShapes
-	Codec     string // page codec; "" means zlib:6
+	Codec     string // page codec; "" means czlib:6, whose streams are C zlib's
 	Seed      uint64 // the data's seed
 	PoolBytes int64  // 0 means 1 GiB, the script's innodb_buffer_pool_size
 }
@@ -82,6 +83,9 @@ func Calibrate(ctx context.Context, cc CalibrationConfig, progress func(kbs int,
 	}
 	if cc.PoolBytes == 0 {
 		cc.PoolBytes = 1 << 30
+	}
+	if cc.Codec == "" {
+		cc.Codec = "czlib:6"
 	}
 	var out []Calibration
 	for _, kbs := range cc.Shapes {

@@ -23,7 +23,7 @@ func cmdCalibrate(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("calibrate")
 	rows := fs.Int("rows", 1_000_000, "rows of sbtest1")
 	shapes := fs.String("kbs", "0,16,8,4,2,1", "shapes: KEY_BLOCK_SIZEs in KiB, 0 for DYNAMIC")
-	codec := fs.String("codec", "", "page codec of the compressed shapes (default zlib:6)")
+	codec := fs.String("codec", "czlib:6", "page codec of the compressed shapes (czlib writes C zlib's bytes; zlib is klauspost's, faster and 4-7% smaller)")
 	seed := fs.Uint64("seed", 1, "seed of the rows' values")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	_, err := parseArgs(fs, args)

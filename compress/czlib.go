@@ -1,0 +1,87 @@
+package compress
+
+import (
+	"sync"
+
+	"github.com/zipsim/zipsim/compress/internal/czlib"
+)
+
+// InnoDB's page_zip_compress calls deflateInit2 with windowBits
+// srv_page_size_shift (14 for 16 KiB pages) and memLevel MAX_MEM_LEVEL (9)
+// [page0zip.cc]. CZlib uses them for every stream: a window of 16 KiB
+// covers any page up to 16 KiB whole, so the output matches for smaller
+// pages too, and off-page values (windowBits 15, memLevel 7 in
+// btr_store_big_rec_extern_fields) come out within bytes of InnoDB's.
+const (
+	czlibWindowBits = 14
+	czlibMemLevel   = 9
+)
+
+// czlibEngine writes the streams C zlib 1.2.13 writes, byte for byte
+// (internal/czlib, a port of its deflate), and reads them with the flate
+// engine's inflater: any zlib stream inflates alike.
+type czlibEngine struct {
+	level   int
+	noReuse bool
+	encPool sync.Pool // *czlibEnc
+	inflate *flateEngine
+}
+
+// czlibEnc is one goroutine's encoder state: the writer (about 320 KiB of
+// window, hash chains and symbol buffer) and CompressLimit's scratch, so
+// that a failure leaves the caller's spare capacity untouched.
+type czlibEnc struct {
+	w       *czlib.Writer
+	scratch []byte
+}
+
+func newCZlibEngine(level int, noReuse bool) *czlibEngine {
+	e := &czlibEngine{level: level, noReuse: noReuse, inflate: newFlateEngine(true, level, noReuse)}
+	e.encPool.New = func() any { return e.newEnc() }
+	return e
+}
+
+// newEnc builds encoder state; New validated the level, so the writer's
+// constructor cannot fail.
+func (e *czlibEngine) newEnc() *czlibEnc {
+	w, _ := czlib.NewWriter(e.level, czlibWindowBits, czlibMemLevel)
+	return &czlibEnc{w: w}
+}
+
+func (e *czlibEngine) getEnc() *czlibEnc {
+	if e.noReuse {
+		return e.newEnc()
+	}
+	return e.encPool.Get().(*czlibEnc)
+}
+
+func (e *czlibEngine) putEnc(st *czlibEnc) {
+	if !e.noReuse {
+		e.encPool.Put(st)
+	}
+}
+
+func (e *czlibEngine) compress(dst, src []byte) ([]byte, error) {
+	st := e.getEnc()
+	defer e.putEnc(st)
+	return st.w.Compress(dst, src), nil
+}
+
+func (e *czlibEngine) compressLimit(dst, src []byte, limit int) ([]byte, error) {
+	st := e.getEnc()
+	defer e.putEnc(st)
+	// The writer never writes past limit; with the room there it never
+	// allocates either, failing or not.
+	if n := min(limit, ZlibBound(len(src))); cap(st.scratch) < n {
+		st.scratch = make([]byte, 0, n)
+	}
+	out, ok := st.w.CompressLimit(st.scratch[:0], src, limit)
+	if !ok {
+		return dst, ErrDoesNotFit
+	}
+	return append(dst, out...), nil
+}
+
+func (e *czlibEngine) decompress(dst, src []byte, limit int) ([]byte, error) {
+	return e.inflate.decompress(dst, src, limit)
+}
