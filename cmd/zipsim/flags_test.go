@@ -56,7 +56,7 @@ func TestCheckConfig(t *testing.T) {
 	for _, args := range [][]string{
 		{"--kbs", "32"}, {"--kbs", "3"}, {"--kbs", "8", "--page-size", "4K"}, {"--page-size", "12K"},
 		{"--threads", "0"}, {"--pool", "1K"}, {"--pool", "0"}, {"--instances", "0"}, {"--instances", "65"},
-		{"--pool-ratio", "-1"}, {"--locking", "global"}, {"--workload", "tpcc"}, {"--duration", "0s"},
+		{"--pool-ratio", "-1"}, {"--locking", "builtin"}, {"--frames", "slab"}, {"--workload", "tpcc"}, {"--duration", "0s"},
 	} {
 		_, err := parse(args...)
 		require.Error(t, err, "%v", args)
