@@ -25,6 +25,10 @@ type Options struct {
 	// 1..100, 0 means 5) and innodb_compression_pad_pct_max (MaxPct, 1..75,
 	// 0 means 50). Like InnoDB's, it is a server setting, not stored.
 	Padding btree.Padding
+	// LogCompressedPages is innodb_log_compressed_pages as MySQL 5.6 and
+	// 5.7 ship it (ON): see btree.Options.LogCompressedPages. The zero
+	// value behaves as MariaDB 10.3+ and as 5.6/5.7 with the option OFF.
+	LogCompressedPages bool
 	// Latency, when not nil, makes every tablespace's device take the time
 	// the model says (storage.WithLatency): the simulated disk.
 	Latency *storage.LatencyModel

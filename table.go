@@ -123,7 +123,8 @@ func (t *Table) indexOptions(sch *schema, p *partition, j int, id uint64) btree.
 		ZipSize: sch.zipSize, Codec: t.codec,
 		ID: id, Name: p.name + "." + x.name, Clustered: j == 0,
 		Fields: x.fields, MaxKeyLen: x.maxKey, ExternRefs: sch.externRefsFor(j),
-		Padding: t.store.opts.Padding, MergeThresholdPct: t.opts.MergeThresholdPct,
+		Padding: t.store.opts.Padding, LogCompressedPages: t.store.opts.LogCompressedPages,
+		MergeThresholdPct: t.opts.MergeThresholdPct,
 	}
 }
 

@@ -64,6 +64,16 @@ type Options struct {
 	MaxKeyLen int
 	// Padding configures adaptive padding of compressed leaves.
 	Padding Padding
+	// LogCompressedPages is innodb_log_compressed_pages as MySQL 5.6 and
+	// 5.7 have it ON by default: an insert that finds the modification log
+	// full goes into the frame alone and the page is recompressed after.
+	// Off (the zero value: MariaDB 10.3+, MySQL up to 5.5, and 5.6/5.7 with
+	// the option OFF, as Facebook ran them), a page whose log holds
+	// anything is first reorganized and recompressed as it stands
+	// (page_zip_reorganize), and the insert logged if the log then has
+	// room: about one more compression per log fill, which MariaDB's
+	// INNODB_CMP shows (BENCHMARKS.md, calibration).
+	LogCompressedPages bool
 	// MergeThresholdPct is MERGE_THRESHOLD: a page whose data falls below
 	// this share of the page after a delete is merged with a sibling.
 	// 1..50; 0 means 50.

@@ -60,15 +60,19 @@ func recSize(k page.Kind, r *page.Record) int {
 }
 
 // pageInsert inserts r as slot of p, mirroring it into z on a compressed
-// page [page_cur_tuple_insert → page_cur_insert_rec_zip, 5.7, with
-// innodb_log_compressed_pages=ON]. It reports false, with the page as it
-// was, when the record does not fit. On a compressed page that costs what
-// InnoDB pays: when the log cannot take the record, the record goes into
-// the frame alone and the page is recompressed by page_zip_reorganize (one
-// compress), and a failure is undone by decompressing the image (one
-// decompress). The page is reorganized first only when its garbage holds
-// the room the frame lacks (reorg_before_insert), and an empty page is
-// recreated (page_create_zip, one compress) to drop its log.
+// page [page_cur_tuple_insert → page_cur_insert_rec_zip]. It reports
+// false, with the page as it was, when the record does not fit. On a
+// compressed page that costs what InnoDB pays when the log cannot take the
+// record: unless the page was freshly compressed, it is first reorganized
+// as it stands (page_zip_reorganize, one compress; its failure fails the
+// insert) and the record logged if the log now has room, as MariaDB 10.11
+// and innodb_log_compressed_pages=OFF do; with Options.LogCompressedPages
+// (5.6/5.7's default) that first step is taken only when the frame's
+// garbage holds the room it lacks (reorg_before_insert). Otherwise the
+// record goes into the frame alone and the page is recompressed (one
+// compress), a failure undone by decompressing the image (one decompress).
+// An empty page is recreated (page_create_zip, one compress) to drop its
+// log.
 func (ix *Index) pageInsert(p page.IndexPage, z *page.Zip, slot int, r page.Record, st stripe.Stripe) (bool, error) {
 	if z == nil {
 		_, err := p.Insert(slot, r)
@@ -93,7 +97,7 @@ func (ix *Index) pageInsert(p page.IndexPage, z *page.Zip, slot int, r page.Reco
 		return false, nil
 	case !z.LogNonEmpty() && p.Garbage() == 0:
 		// Freshly compressed: a reorganization cannot help.
-	case reorgBeforeInsert:
+	case reorgBeforeInsert || !ix.o.LogCompressedPages:
 		if err := ix.reorganize(p, z, st); err != nil {
 			return false, ignoreNoFit(err)
 		}

@@ -73,7 +73,7 @@ func TestReviewCheckDeadlocksWithWriter(t *testing.T) {
 }
 
 // TestReviewPageInsertReorganizesFirst: with innodb_log_compressed_pages
-// ON (doc.go says zipsim models ON), page_cur_insert_rec_zip does not call
+// ON (Options.LogCompressedPages), page_cur_insert_rec_zip does not call
 // btr_page_reorganize_low when the record does not fit the modification
 // log, unless reorg_before_insert holds (the page has garbage and the
 // record fits the frame only after a reorganization): it inserts into the
@@ -87,6 +87,7 @@ func TestReviewCheckDeadlocksWithWriter(t *testing.T) {
 // a second compress: two COMPRESS_OPS where InnoDB has one.
 func TestReviewPageInsertReorganizesFirst(t *testing.T) {
 	_, ix := newIndexT(t, 8192, 8<<20)
+	ix.o.LogCompressedPages = true
 	g, err := ix.fix(ctx, ix.root, bufpool.Exclusive)
 	require.NoError(t, err)
 	defer g.Release()
@@ -121,6 +122,41 @@ func TestReviewPageInsertReorganizesFirst(t *testing.T) {
 	}
 	require.Positive(t, checked, "the log never filled")
 	require.Zero(t, reorganized, "of %d inserts that found the log full, no garbage and room in the frame, %d called btr_page_reorganize first; InnoDB (log_compressed=ON) calls it for none", checked, reorganized)
+}
+
+// TestPageInsertReorganizesFirstWithoutLogCompressedPages is the other
+// side: MariaDB 10.11's page_cur_insert_rec_zip (and 5.6/5.7's with
+// innodb_log_compressed_pages=OFF) reorganizes a page whose log holds
+// anything before inserting, and logs the record when the log then has
+// room; on this page the log always has room afterwards, so each such
+// insert is one compression, a successful reorganization.
+func TestPageInsertReorganizesFirstWithoutLogCompressedPages(t *testing.T) {
+	_, ix := newIndexT(t, 8192, 8<<20)
+	require.False(t, ix.o.LogCompressedPages)
+	g, err := ix.fix(ctx, ix.root, bufpool.Exclusive)
+	require.NoError(t, err)
+	defer g.Release()
+	p, z := page.IndexPage(g.Frame()), g.Zip()
+	st := ix.ctr.Stripe()
+	checked := 0
+	for i := 0; i < 400; i++ {
+		rec := page.Record{Key: key8(uint64(i + 1)), Value: bytes.Repeat([]byte{byte(i)}, 200)} // compressible
+		size := recSize(p.Kind(), &rec)
+		logFull := p.NRecs() > 0 && !z.Available(size, true) && z.LogNonEmpty()
+		before, reorgs := rvCompressOps(ix), ix.Stats().Reorganizations
+		ok, err := ix.pageInsert(p, z, p.NRecs(), rec, st)
+		require.NoError(t, err)
+		if !ok {
+			break
+		}
+		if logFull {
+			checked++
+			require.Equal(t, reorgs+1, ix.Stats().Reorganizations, "insert %d: the page is reorganized first", i)
+			require.Equal(t, uint64(1), rvCompressOps(ix)-before, "insert %d: one compression", i)
+			require.True(t, z.LogNonEmpty(), "insert %d: the record went into the log after the reorganization", i)
+		}
+	}
+	require.Positive(t, checked, "the log never filled")
 }
 
 // TestReviewDeleteLastRecordCompresses: btr_cur_pessimistic_delete drops a

@@ -30,19 +30,20 @@ type Config struct {
 	ReportInterval time.Duration `json:"report_interval"` // 0 means Duration/10 (at least 1s) or, by Events, one interval
 
 	// Store.
-	PageSize    int           `json:"page_size"`     // 4096, 8192 or 16384; 0 means 16384
-	RowFormat   string        `json:"row_format"`    // compact, dynamic, compressed or transparent; "" means dynamic (compressed when KBS is set)
-	KBS         int           `json:"kbs"`           // KEY_BLOCK_SIZE in KiB: 1, 2, 4, 8, 16; 0 means none (or page/2 for compressed)
-	Codec       string        `json:"codec"`         // page codec of compressed tables, or transparent compression's; "" means zlib:6
-	PoolBytes   int64         `json:"pool_bytes"`    // buffer pool size; 0 means PoolRatio of the uncompressed data, or 128 MiB
-	PoolRatio   float64       `json:"pool_ratio"`    // pool as a fraction of the uncompressed data size, used when PoolBytes is 0
-	Instances   int           `json:"instances"`     // buffer pool instances; 0 means the pool's default
-	Locking     string        `json:"locking"`       // "split" (8.0) or "legacy" (5.1); "" means split
-	Partitions  int           `json:"partitions"`    // hash partitions per table; 0 means none
-	IOLatency   time.Duration `json:"io_latency"`    // simulated read latency per page; 0 means the OS cache (no model)
-	PadDisabled bool          `json:"pad_disabled"`  // turn adaptive padding off
-	Frames      string        `json:"frames"`        // "arena" (preallocated, the default) or "per-miss" (a Go allocation per frame taken)
-	NoZlibReuse bool          `json:"no_zlib_reuse"` // build codec state per page (de)compression (zlib_reuse=off)
+	PageSize           int           `json:"page_size"`            // 4096, 8192 or 16384; 0 means 16384
+	RowFormat          string        `json:"row_format"`           // compact, dynamic, compressed or transparent; "" means dynamic (compressed when KBS is set)
+	KBS                int           `json:"kbs"`                  // KEY_BLOCK_SIZE in KiB: 1, 2, 4, 8, 16; 0 means none (or page/2 for compressed)
+	Codec              string        `json:"codec"`                // page codec of compressed tables, or transparent compression's; "" means zlib:6
+	PoolBytes          int64         `json:"pool_bytes"`           // buffer pool size; 0 means PoolRatio of the uncompressed data, or 128 MiB
+	PoolRatio          float64       `json:"pool_ratio"`           // pool as a fraction of the uncompressed data size, used when PoolBytes is 0
+	Instances          int           `json:"instances"`            // buffer pool instances; 0 means the pool's default
+	Locking            string        `json:"locking"`              // "split" (8.0) or "legacy" (5.1); "" means split
+	Partitions         int           `json:"partitions"`           // hash partitions per table; 0 means none
+	IOLatency          time.Duration `json:"io_latency"`           // simulated read latency per page; 0 means the OS cache (no model)
+	PadDisabled        bool          `json:"pad_disabled"`         // turn adaptive padding off
+	Frames             string        `json:"frames"`               // "arena" (preallocated, the default) or "per-miss" (a Go allocation per frame taken)
+	LogCompressedPages bool          `json:"log_compressed_pages"` // innodb_log_compressed_pages=ON (5.6/5.7's default); off is MariaDB's insert path
+	NoZlibReuse        bool          `json:"no_zlib_reuse"`        // build codec state per page (de)compression (zlib_reuse=off)
 
 	// Workloads.
 	Sysbench  SysbenchConfig  `json:"sysbench"`

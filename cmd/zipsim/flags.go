@@ -256,6 +256,7 @@ var knobs = []knob{
 	{name: "io", usage: "simulated read and write latency per page (100us); 0 is the OS cache", field: func(c *sim.Config) any { return &c.IOLatency }},
 	{name: "no-pad", usage: "turn adaptive padding of compressed pages off", field: func(c *sim.Config) any { return &c.PadDisabled }},
 	{name: "frames", usage: "frame memory: arena (preallocated, off the Go heap) or per-miss (an allocation per frame taken)", field: func(c *sim.Config) any { return &c.Frames }},
+	{name: "log-compressed-pages", usage: "innodb_log_compressed_pages=ON (MySQL 5.6/5.7): a full modification log does not reorganize the page before the insert", field: func(c *sim.Config) any { return &c.LogCompressedPages }},
 	{name: "no-zlib-reuse", usage: "build codec state afresh per page compression and decompression (zlib_reuse=off)", field: func(c *sim.Config) any { return &c.NoZlibReuse }},
 }
 
