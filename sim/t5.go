@@ -241,6 +241,17 @@ func runT5(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	}
 	out.Notef("round-to-round TPS of one arm varied up to %.1fx (u: RO global %.2fx, sharded %.2fx; RW global %.2fx, sharded %.2fx): the machine is shared, so TPS ratios nearer 1 than that are not resolved",
 		worst, spreadOf(arms[t5Key{0, "global", ro}]), spreadOf(arms[t5Key{0, "split", ro}]), spreadOf(arms[t5Key{0, "global", rw}]), spreadOf(arms[t5Key{0, "split", rw}]))
+	// How busy the builtin's one pool mutex is: far from 100% it cannot be
+	// what bounds throughput, however many wait on it.
+	for _, ev := range []string{ro, rw} {
+		r := reps[t5Key{0, "global", ev}]
+		mu, _ := r.Metrics.Pool.Latches.Get("LRU_list_mutex")
+		busy := t145Ratio(mu.Hold.Seconds(), r.Totals.Wall.Seconds())
+		out.Notef("u %s under global locking: the pool mutex was taken %.0f times a transaction, held %.0f ns each, busy %.1f%% of the wall time; %d threads waited on it %.1f%% of their time, yet a waiting thread hands its core to another, and a mutex caps throughput only as it nears 100%% busy. The same demand per core on 16 cores would keep it %.0f%% busy",
+			map[string]string{ro: "RO", rw: "RW"}[ev], t145Ratio(float64(mu.Acquisitions), float64(r.Totals.Events)),
+			t145Ratio(float64(mu.Hold.Nanoseconds()), float64(mu.Acquisitions)), 100*busy,
+			r.Header.Threads, 100*t145Wait(r, "LRU_list_mutex"), 100*busy*16/float64(r.Header.GOMAXPROCS))
+	}
 	// Where RW's waits are instead: the busiest locks of any kind.
 	for _, l := range []string{"global", "split"} {
 		r := reps[t5Key{0, l, rw}]
