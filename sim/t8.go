@@ -78,8 +78,8 @@ type t8Result struct {
 	dbApparent     int64   // every table's files, nodetable included: the database
 	dbAllocated    int64
 	perTable       map[string][3]int64 // logical, apparent, allocated bytes by table
-	drop           time.Duration // DropTable of both tables, whole
-	unlink         time.Duration // releasing the files' blocks and extents (see t8Run)
+	drop           time.Duration       // DropTable of both tables, whole
+	unlink         time.Duration       // releasing the files' blocks and extents (see t8Run)
 	cmpOps, cmpOK  uint64
 	recompressions uint64
 }
@@ -253,12 +253,12 @@ func t8CPU() time.Duration {
 
 // t8Measured is what T8 compares.
 type t8Measured struct {
-	maxid1                    int
-	t, old                    t8Result
+	maxid1                         int
+	t, old                         t8Result
 	load, qps, size, ext, drp, unl float64
-	sizeLC                    float64 // link and count tables only
-	extModel                  float64 // extents per file modelled from the holes
-	extFS                     bool    // ext is FIEMAP's, not the model's
+	sizeLC                         float64 // link and count tables only
+	extModel                       float64 // extents per file modelled from the holes
+	extFS                          bool    // ext is FIEMAP's, not the model's
 }
 
 func t8Measure(ctx context.Context, o ScenarioOptions, maxid1 int, duration time.Duration, sync bool) (t8Measured, error) {
