@@ -43,7 +43,9 @@ func TestNoCodecReuse(t *testing.T) {
 	}
 	t.Logf("bytes allocated per compression: %.0f reused, %.0f without reuse", perOp[false], perOp[true])
 	require.Greater(t, perOp[true], 100_000.0, "a zlib:6 encoder's state is hundreds of KiB")
-	require.Greater(t, perOp[true], 20*perOp[false])
+	if !raceEnabled { // the race detector makes sync.Pool drop a quarter of what it is given
+		require.Greater(t, perOp[true], 20*perOp[false])
+	}
 }
 
 // TestLogCompressedPages loads the same rows in id order with the option

@@ -1,3 +1,5 @@
+//go:build linux && !race
+
 package bufpool
 
 import (
@@ -10,7 +12,9 @@ import (
 // off the heap: the garbage collector does not scan the frames or count
 // them toward GOGC, so a pool of N bytes does not let N bytes of garbage
 // pile up before a collection. Pages are touched, and become resident,
-// only as frames are used. The mapping is released once frames, the
+// only as frames are used. Under the race detector, which checks only Go
+// memory, arena_other.go's heap arena is used instead, so that races on
+// page bytes are still found. The mapping is released once frames, the
 // instance's frame descriptors, are unreachable: every Guard points at
 // its frame, so none can be in use then.
 func newArena(frames []frame, n int) []byte {

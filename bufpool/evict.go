@@ -21,8 +21,8 @@ const (
 
 // pushFree returns a frame to the free list.
 func (in *instance) pushFree(f *frame) {
-	in.releaseFrame(f)
 	in.freeMu.Lock()
+	in.releaseFrame(f) // under freeMu, which Check reads free frames under
 	in.free = append(in.free, f.idx)
 	in.freeMu.Unlock()
 }
@@ -40,8 +40,8 @@ func (in *instance) getFreeFrame(ctx context.Context, st stripe.Stripe) (*frame,
 		if n := len(in.free); n > 0 {
 			f := &in.frames[in.free[n-1]]
 			in.free = in.free[:n-1]
-			in.freeMu.Unlock()
 			in.takeFrame(f)
+			in.freeMu.Unlock()
 			return f, nil
 		}
 		in.freeMu.Unlock()

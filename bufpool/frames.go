@@ -35,9 +35,9 @@ func (f Frames) String() string {
 	return fmt.Sprintf("Frames(%d)", uint8(f))
 }
 
-// takeFrame gives a frame that has just left the free list its memory in
-// PerMiss mode. Its taker owns it: nothing else reads a free frame's
-// bytes, and the taker publishes the frame to others only under locks.
+// takeFrame gives a frame leaving the free list its memory in PerMiss
+// mode, under freeMu (Check reads free frames under it). Its taker owns
+// the frame and publishes it to others only under locks.
 func (in *instance) takeFrame(f *frame) {
 	if in.pool.opts.Frames == PerMiss {
 		f.buf = make([]byte, in.pool.opts.PageSize)
@@ -45,7 +45,7 @@ func (in *instance) takeFrame(f *frame) {
 }
 
 // releaseFrame drops a frame's memory in PerMiss mode as it goes back to
-// the free list.
+// the free list, under freeMu.
 func (in *instance) releaseFrame(f *frame) {
 	if in.pool.opts.Frames == PerMiss {
 		f.buf = nil

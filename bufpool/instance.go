@@ -43,7 +43,6 @@ func newSharedLocks(r *latch.Registry) *sharedLocks {
 type instance struct {
 	pool   *Pool
 	id     int
-	arena  []byte // the frames' memory in Arena mode; nil in PerMiss
 	frames []frame
 	global bool // Global locking: every fix takes lruMu
 
@@ -81,13 +80,14 @@ func newInstance(p *Pool, id, frames int, shared *sharedLocks) (*instance, error
 	size := p.opts.PageSize
 	in := &instance{pool: p, id: id, frames: make([]frame, frames), free: make([]int32, frames), stats: stripe.New(nStats)}
 	in.global = p.opts.Locking == Global
+	var arena []byte // PerMiss frames get memory as they leave the free list
 	if p.opts.Frames == Arena {
-		in.arena = newArena(in.frames, frames*size)
+		arena = newArena(in.frames, frames*size)
 	}
 	for i := range in.frames {
 		f := &in.frames[i]
-		if in.arena != nil {
-			f.buf = in.arena[i*size : (i+1)*size : (i+1)*size]
+		if arena != nil {
+			f.buf = arena[i*size : (i+1)*size : (i+1)*size]
 		}
 		f.idx = int32(i)
 		f.latch.Init(p.latches, "block_lock")

@@ -8,10 +8,11 @@ import (
 
 // InnoDB's page_zip_compress calls deflateInit2 with windowBits
 // srv_page_size_shift (14 for 16 KiB pages) and memLevel MAX_MEM_LEVEL (9)
-// [page0zip.cc]. CZlib uses them for every stream: a window of 16 KiB
-// covers any page up to 16 KiB whole, so the output matches for smaller
-// pages too, and off-page values (windowBits 15, memLevel 7 in
-// btr_store_big_rec_extern_fields) come out within bytes of InnoDB's.
+// [page0zip.cc]. CZlib uses 14 and 9 for every stream, so its page streams
+// are InnoDB's for 16 KiB pages. For 8 and 4 KiB pages InnoDB uses
+// windowBits 13 and 12, which changes the header byte and some streams'
+// lengths by a few bytes; off-page values (windowBits 15, memLevel 7 in
+// btr_store_big_rec_extern_fields) likewise come out within bytes.
 const (
 	czlibWindowBits = 14
 	czlibMemLevel   = 9

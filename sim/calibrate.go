@@ -16,7 +16,8 @@ import (
 )
 
 // Calibration against real InnoDB (issue 7): ../shared/calibration's
-// mariadb_innodb.sh loads sysbench 1.0's sbtest1 into MariaDB 10.11 as
+// mariadb_innodb.sh (here sim/calibration/mariadb_load.sh, the same
+// loads) puts sysbench 1.0's sbtest1 into MariaDB 10.11 as
 // DYNAMIC and as ROW_FORMAT=COMPRESSED at each KEY_BLOCK_SIZE; Calibrate
 // loads the same rows in the same order into zipsim and MariaDBFigures
 // holds what the script measured on this project's 2-core machine, so the
@@ -69,7 +70,7 @@ func (c Calibration) FailureRate() float64 {
 	return 1 - float64(c.CompressOK)/float64(c.CompressOps)
 }
 
-// Calibrate loads sbtest1 as mariadb_innodb.sh does in each shape: ids 1
+// Calibrate loads sbtest1 as mariadb_load.sh does in each shape: ids 1
 // to Rows in order by one loader, k from sysbench 1.0's default
 // distribution (special), sb10's c and pad, then k_1 added by a sorted
 // build; 16 KiB pages, an in-memory store whose pool caches everything.
@@ -173,7 +174,7 @@ var mariadbResults []byte
 //go:embed calibration/mariadb-10.11.19-1M-stats.tsv
 var mariadbStats []byte
 
-// MariaDBFigures returns what mariadb_innodb.sh measured on this
+// MariaDBFigures returns what mariadb_load.sh measured on this
 // project's 2-core machine with 1,000,000 rows (MariaDB 10.11.19, the
 // files under sim/calibration), one Calibration per shape in the
 // script's order. Pages are innodb_index_stats' size and n_leaf_pages

@@ -306,7 +306,7 @@ func plotT5(path string, kbss []int, tps func(int, string, string) float64) erro
 				all = append(all, v)
 			}
 			name := map[string]string{"oltp_read_only": "RO", "oltp_read_write": "RW"}[ev] + ", " +
-				map[string]string{"split": "sharded (Split)", "global": "global (Legacy)"}[l]
+				map[string]string{"split": "sharded (Split)", "global": "global (Global)"}[l]
 			names, xys = append(names, name), append(xys, xy)
 		}
 	}

@@ -43,9 +43,10 @@ type t9Mode struct {
 	noReuse bool
 }
 
-// t9Modes run in this order; the reuse comparison takes the last two
-// pairs of arena runs, reuse on and off in turn, because on a shared
-// machine one 10-second run against another wanders by 10-20%.
+// t9Modes run in this order. The reuse comparison sums two runs with
+// reuse on (the first and fourth) against two with it off (the third and
+// fifth), because on a shared machine one 10-second run against another
+// wanders by 10-20%.
 var t9Modes = []t9Mode{
 	{"arena", "arena", false},
 	{"per-miss", "per-miss", false},

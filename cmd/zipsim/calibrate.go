@@ -11,7 +11,7 @@ import (
 	"github.com/zipsim/zipsim/sim"
 )
 
-const calibrateAbout = `Loads sysbench 1.0's sbtest1 as ../shared/calibration/mariadb_innodb.sh loads it
+const calibrateAbout = `Loads sysbench 1.0's sbtest1 as sim/calibration/mariadb_load.sh loads it
 into MariaDB (ids in order by one loader, then CREATE INDEX k_1), as DYNAMIC and
 ROW_FORMAT=COMPRESSED at each KEY_BLOCK_SIZE, and prints zipsim's file size,
 compression failure rate, INNODB_CMP counts and leaf pages beside what the

@@ -81,7 +81,7 @@ Usage:
                                   any violation
   zipsim reproduce all|T1 ...     the scenarios that reproduce the seeds' targets, each
                                   with its measured ratios, pass band, PASS or FAIL
-  zipsim calibrate [flags]        load sbtest1 as ../shared/calibration's MariaDB script does
+  zipsim calibrate [flags]        load sbtest1 as sim/calibration's MariaDB script does
                                   and print zipsim's file sizes and failure rates beside InnoDB's
   zipsim help [command]           this text, or a command's flags
 

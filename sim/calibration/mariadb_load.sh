@@ -7,7 +7,7 @@
 # left out (their columns stay empty) and the per-index queries added; it
 # produced mariadb-10.11.19-1M.tsv and mariadb-10.11.19-1M-stats.tsv.
 # Needs: apt-get install mariadb-server sysbench. Runs a private server on a
-# unix socket under $DIR (no TCP). Usage: mariadb_innodb.sh [rows] [outfile]
+# unix socket under $DIR (no TCP). Usage: mariadb_load.sh [rows] [outfile]
 set -u
 ROWS=${1:-1000000}
 OUT=${2:-results.tsv}
