@@ -15,6 +15,11 @@
 // and reports PASS or FAIL with the side numbers that explain a miss;
 // `zipsim reproduce` runs them, and BenchmarkT1.. report the same ratios.
 //
+// Calibrate (calibrate.go) loads sysbench's sbtest1 as the MariaDB
+// calibration script does, and MariaDBFigures holds what that script
+// measured on real InnoDB (MariaDB 10.11, sim/calibration), so that
+// `zipsim calibrate` can print the two side by side.
+//
 // Everything is deterministic for a given Config.Seed except timing:
 // worker i draws from its own generator seeded from (Seed, i).
 package sim
