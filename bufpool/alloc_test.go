@@ -89,11 +89,12 @@ func TestZeroAllocsFixZip(t *testing.T) {
 	}
 }
 
-// TestPerMissAllocates checks the other side of TestZeroAllocsFix: in
-// PerMiss mode each read gives its frame fresh memory, and hits still
-// allocate nothing. (testing.AllocsPerRun rounds down, so the misses,
+// TestZeroAllocsPerMiss checks the other side of TestZeroAllocsFix: in
+// PerMiss mode hits still allocate nothing, but each read gives its frame
+// fresh memory. (Named so that CI's non-race pass, -run ZeroAllocs, runs
+// it.) (testing.AllocsPerRun rounds down, so the misses,
 // fewer than one per fix, are counted from MemStats.)
-func TestPerMissAllocates(t *testing.T) {
+func TestZeroAllocsPerMiss(t *testing.T) {
 	for _, c := range []struct {
 		kind          string
 		frames, pages int
