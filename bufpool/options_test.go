@@ -1,8 +1,6 @@
 package bufpool
 
 import (
-	"fmt"
-	"runtime"
 	"testing"
 	"time"
 
@@ -83,49 +81,6 @@ func TestAddSpaceErrors(t *testing.T) {
 	require.NoError(t, p.Close())
 	_, err = p.Fix(ctx, PageID{2, 5}, Shared)
 	require.ErrorIs(t, err, ErrClosed)
-}
-
-// TestHeapStaysNearPoolBytes fills a pool to the brim and checks the Go
-// heap. In Arena mode frames come from one preallocated arena per
-// instance, mapped outside the heap on Linux, so the heap grows by the
-// descriptors and bookkeeping only (by the pool bytes too elsewhere and
-// under the race detector), not
-// by a page-sized allocation per miss. In PerMiss mode the frames in use
-// are live heap objects.
-func TestHeapStaysNearPoolBytes(t *testing.T) {
-	for _, fr := range []Frames{Arena, PerMiss} {
-		for _, zs := range []int{0, 8192} {
-			t.Run(fmt.Sprintf("frames=%v/zip=%d", fr, zs), func(t *testing.T) {
-				const bytes = 32 << 20
-				runtime.GC()
-				var base runtime.MemStats
-				runtime.ReadMemStats(&base)
-				p := newPool(t, Options{Bytes: bytes, Frames: fr})
-				testSpace(t, p, 1, zs)
-				pages := bytes / 16384 * 3 // three times what the frames hold
-				createStamped(t, p, 1, pages)
-				require.NoError(t, p.Flush())
-				runtime.GC()
-				var m runtime.MemStats
-				runtime.ReadMemStats(&m)
-				// The memory device holding the table lives on the heap too.
-				heap := int64(m.HeapAlloc) - int64(base.HeapAlloc) - deviceBytes(p)
-				s := p.Stats()
-				t.Logf("pool %d MiB: heap grew %.1f MiB (%.3fx) beside a %.1f MiB storage device, with %d pages (%d compressed-only) in the pool",
-					bytes>>20, float64(heap)/(1<<20), float64(heap)/bytes, float64(deviceBytes(p))/(1<<20), s.Pages, s.ZipOnly)
-				switch {
-				case fr == PerMiss:
-					require.Greater(t, heap, int64(bytes/2), "frames in use are heap objects")
-					require.LessOrEqual(t, heap, int64(bytes*11/10+4<<20))
-				case runtime.GOOS == "linux" && !raceEnabled:
-					require.LessOrEqual(t, heap, int64(bytes/10+4<<20), "the arena is mapped outside the heap")
-				default:
-					require.LessOrEqual(t, heap, int64(bytes*11/10+4<<20))
-				}
-				runtime.KeepAlive(p)
-			})
-		}
-	}
 }
 
 func deviceBytes(p *Pool) (n int64) {
