@@ -105,7 +105,10 @@ type frame struct {
 	page  atomic.Pointer[Page]
 	idx   int32
 	buddy bool // carved into zip blocks by the buddy allocator
-	_     [128 - 24 - 8 - 4 - 1]byte
+	// hashInfo is the B-tree's word about the page in this frame (see
+	// Guard.HashInfo); written a few times per page, read by guesses.
+	hashInfo atomic.Uint32
+	_        [128 - 24 - 8 - 4 - 1 - 3 - 4]byte
 }
 
 // latchSize is the size of latch.RWMutex, checked by TestLayout.

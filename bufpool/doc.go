@@ -36,6 +36,10 @@
 // into a new descriptor at the LRU midpoint, zip block first on compressed
 // tables, and decompresses it in the same fix. Create makes a page without a
 // read [buf_page_create], at the LRU head.
+// Peek [buf_page_get_known_nowait, BUF_PEEK_IF_IN_POOL] fixes a page only
+// when it is in the pool with a frame: no read, no decompression. The
+// B-tree's adaptive hash index checks its guesses with it, using the word
+// Guard.HashInfo keeps with each frame [buf_block_t::n_hash_helps].
 //
 // Off-page columns of compressed tables live in ZBLOB pages, written once
 // and never changed, which InnoDB keeps compressed-only. FixZip

@@ -70,6 +70,37 @@ func (p *Pool) Fix(ctx context.Context, id PageID, mode Mode) (Guard, error) {
 	return Guard{}, fmt.Errorf("bufpool: page %v: gave up after %d attempts to fix it while others evicted or failed to load it", id, maxFixAttempts)
 }
 
+// Peek fixes the page as Fix does when it is in the pool with a frame,
+// and otherwise reports false at once, reading and decompressing nothing
+// [buf_page_get_known_nowait; BUF_PEEK_IF_IN_POOL]. The B-tree's adaptive
+// hash index checks its guesses through it: a guess that needs I/O or an
+// inflate is worth no more than a descent. It waits for the latch, as Fix
+// does.
+func (p *Pool) Peek(id PageID, mode Mode) (Guard, bool) {
+	if p.checkID("peek", id) != nil {
+		return Guard{}, false
+	}
+	in := p.instanceOf(id)
+	hp := in.part(id)
+	in.lockForFix()
+	hp.mu.RLock()
+	pg := hp.t.get(id)
+	if pg == nil || pg.state != stateFrame {
+		hp.mu.RUnlock()
+		in.unlockForFix()
+		return Guard{}, false
+	}
+	pg.fix.Add(1)
+	f := pg.frame
+	hp.mu.RUnlock()
+	in.unlockForFix()
+	g, ok := in.latch(pg, f, mode)
+	if ok {
+		in.stats.Stripe().Add(cHitFrame, 1)
+	}
+	return g, ok
+}
+
 // lockForFix takes the buffer pool mutex that Global locking holds over a
 // fix's lookup and pin; unlockForFix lets it go.
 func (in *instance) lockForFix() {
@@ -211,6 +242,7 @@ func (in *instance) attachAndUnzip(ctx context.Context, pg *Page, mode Mode, st 
 	// an earlier page finds f.page changed once it gets the latch. A free
 	// frame's latch is held by no one but such a fixer, briefly.
 	f.latch.Lock()
+	f.hashInfo.Store(0)
 	f.page.Store(pg)
 	pg.frame = f
 	pg.state = stateFrame
@@ -309,6 +341,7 @@ func (in *instance) read(ctx context.Context, id PageID, mode Mode, st stripe.St
 		beginRead(pg)
 	}
 	pg.frame = f
+	f.hashInfo.Store(0)
 	f.page.Store(pg)
 	pg.state = stateFrame
 	hp.t.put(id, pg)

@@ -2,6 +2,7 @@ package bufpool
 
 import (
 	"errors"
+	"sync/atomic"
 
 	"github.com/zipsim/zipsim/page"
 )
@@ -58,6 +59,12 @@ func (g *Guard) Zip() *page.Zip {
 	}
 	return &g.pg.zipd
 }
+
+// HashInfo returns a word the B-tree keeps about the page for as long as
+// the page stays in this frame, for its adaptive hash index
+// [buf_block_t::n_hash_helps and buf_block_t::index]. The pool stores 0
+// in it whenever the frame takes a page and never reads it.
+func (g *Guard) HashInfo() *atomic.Uint32 { return &g.f.hashInfo }
 
 // MarkDirty records that the page changed and must be written before it
 // leaves the pool.
