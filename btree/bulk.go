@@ -128,7 +128,7 @@ func (b *bulk) abort() {
 		lv.g.Release()
 	}
 	for _, no := range b.pages {
-		b.ix.o.Alloc.FreePage(no)
+		b.ix.giveBack(no)
 	}
 }
 
@@ -361,7 +361,7 @@ func (b *bulk) finish() error {
 		return err
 	}
 	tg.Release()
-	ix.o.Alloc.FreePage(topNo)
+	ix.giveBack(topNo)
 	counts := make([]int, top+1)
 	for l := range top {
 		counts[l] = b.levels[l].pages

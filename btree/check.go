@@ -17,8 +17,9 @@ import (
 // empty key), no empty page
 // but the root, leaf and node links matching the left-to-right order of
 // each level, every zip image decompressing to its frame, and the counted
-// rows, leaf bytes and pages per level matching the tree. The counts are
-// exact only while no write runs.
+// rows, leaf bytes and pages per level matching the tree, and every
+// adaptive hash guess that a page would confirm leading where a descent
+// leads. The counts are exact only while no write runs.
 func (ix *Index) Check(ctx context.Context) []error {
 	ix.lock.RLock()
 	defer ix.lock.RUnlock()
@@ -54,6 +55,9 @@ func (ix *Index) Check(ctx context.Context) []error {
 	}
 	if data := int64(ix.ctr.Sum(cLeafData)); data != c.data {
 		c.errorf("%d leaf bytes counted, %d in the tree", data, c.data)
+	}
+	if ix.o.AdaptiveHash != nil {
+		c.errs = append(c.errs, ix.checkHash(ctx)...)
 	}
 	return c.errs
 }

@@ -26,6 +26,13 @@
 // INNODB_CMP and INNODB_CMP_PER_INDEX by the page package, and every leaf
 // compression feeds the index's adaptive padding.
 //
+// With Options.AdaptiveHash, Get and View first ask the adaptive hash
+// index (adaptivehash.go) where the key's record lies and, when the page
+// confirms it, read it there without the index lock or a descent; leaves
+// are hashed whole once reads keep finding keys on them. Pages an index
+// frees are marked (retire) before the space takes them back, so that no
+// guess reads records a merge or a split left behind.
+//
 // # InnoDB counterparts
 //
 //   - btr/btr0cur.cc: btr_cur_search_to_nth_level (descend),
@@ -47,6 +54,9 @@
 //     (padding.go).
 //   - btr/btr0bulk.cc: BtrBulk and PageBulk (BulkLoad).
 //   - btr/btr0pcur.cc: the persistent cursor (Cursor, Scan).
+//   - btr/btr0sea.cc: btr_search_guess_on_hash, btr_search_check_guess,
+//     btr_search_info_update, btr_search_build_page_hash_index,
+//     btr_search_update_hash_ref (adaptivehash.go).
 //
 // # Concurrency
 //
@@ -62,6 +72,10 @@
 // longer. Cursors copy a leaf's rows, release everything, and find their
 // place again by key, so a callback may use the index. Adaptive padding has
 // its own mutex (zip_pad_mutex#name), taken on every leaf compression.
+// A point read answered by the adaptive hash index takes only its part's
+// latch (btr_search_latch#i) shared and the leaf's latch shared, as
+// InnoDB's does; page builds and cell rewrites take the part's latch
+// exclusively, so they stall the reads of every index in that part.
 //
 // # Where zipsim differs, and why
 //

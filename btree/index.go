@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/zipsim/zipsim/bufpool"
 	"github.com/zipsim/zipsim/internal/latch"
 	"github.com/zipsim/zipsim/internal/stripe"
@@ -42,6 +44,11 @@ type Index struct {
 	pad      padding
 	ctr      *stripe.Counters
 	scratch  sync.Pool // page-size buffers for reorganizations
+	// The adaptive hash index's part, seed and btr_search_info's
+	// n_hash_potential, which counts found keys up to the build limit.
+	hashPart      *hashPart
+	hashSeed      uint64
+	hashPotential atomic.Int32
 }
 
 // Create allocates the root page of a new, empty index and returns it
@@ -62,7 +69,7 @@ func Create(ctx context.Context, o Options) (*Index, error) {
 	}
 	g, err := ix.newPage(ctx, root, 0, page.FilNull, page.FilNull)
 	if err != nil {
-		ix.o.Alloc.FreePage(root)
+		ix.giveBack(root)
 		return nil, err
 	}
 	g.Release()
@@ -129,6 +136,10 @@ func newIndex(o Options) (*Index, error) {
 	}
 	ix.lock.Init(o.Pool.Latches(), "index_lock#"+o.Name)
 	ix.pad.init(o.Pool.Latches(), o.Name, o.Padding, ix.pageSize)
+	if h := o.AdaptiveHash; h != nil {
+		ix.hashPart = h.part(o.Space, o.ID)
+		ix.hashSeed = xxhash.Sum64String(fmt.Sprintf("%d/%d", o.Space, o.ID))
+	}
 	ps := ix.pageSize
 	ix.scratch.New = func() any { b := make([]byte, ps); return &b }
 	return ix, nil
@@ -185,6 +196,7 @@ func (ix *Index) newPage(ctx context.Context, pageNo uint32, level int, prev, ne
 	if err != nil {
 		return bufpool.Guard{}, err
 	}
+	g.HashInfo().Store(0) // a page given back and taken again is live
 	p, err := page.CreateIndex(g.Frame(), page.IndexOptions{
 		PageNo: pageNo, SpaceID: ix.o.Space, IndexID: ix.o.ID, Level: level,
 		Clustered: ix.o.Clustered, Prev: nonNull(prev), Next: nonNull(next),
@@ -253,19 +265,44 @@ func (ix *Index) descend(ctx context.Context, key []byte, mode bufpool.Mode) (bu
 // Get appends the value stored under key to dst [row_search_mvcc on the
 // clustered index, without versions].
 func (ix *Index) Get(ctx context.Context, key, dst []byte) ([]byte, bool, error) {
+	found := false
+	_, err := ix.point(ctx, key, func(p page.IndexPage, s int) error {
+		dst, found = append(dst, p.Value(s)...), true
+		return nil
+	})
+	return dst, found, err
+}
+
+// point calls fn with the leaf holding key, latched shared, and key's
+// slot in it, found through the adaptive hash index or by a descent with
+// the index lock shared, which it lets go once the leaf is latched. It
+// reports whether key was found.
+func (ix *Index) point(ctx context.Context, key []byte, fn func(p page.IndexPage, slot int) error) (bool, error) {
+	if ix.o.AdaptiveHash != nil {
+		if g, s, ok := ix.guess(key); ok {
+			defer g.Release()
+			return true, fn(page.IndexPage(g.Frame()), s)
+		}
+	}
 	ix.lock.RLock()
-	defer ix.lock.RUnlock()
 	g, err := ix.descend(ctx, key, bufpool.Shared)
+	ix.lock.RUnlock()
 	if err != nil {
-		return dst, false, err
+		return false, err
 	}
 	defer g.Release()
 	p := page.IndexPage(g.Frame())
 	s, found := p.Search(key, bytes.Compare)
-	if !found {
-		return dst, false, nil
+	if ix.o.AdaptiveHash != nil {
+		ix.o.AdaptiveHash.ctr.Add(hSearchesBTree, 1)
+		if found {
+			ix.found(&g, s, key)
+		}
 	}
-	return append(dst, p.Value(s)...), true, nil
+	if !found {
+		return false, nil
+	}
+	return true, fn(p, s)
 }
 
 // View calls fn with the value stored under key while its leaf is latched
@@ -277,19 +314,7 @@ func (ix *Index) Get(ctx context.Context, key, dst []byte) ([]byte, bool, error)
 // elsewhere in the tree. fn must not write this index. It reports
 // whether key was found.
 func (ix *Index) View(ctx context.Context, key []byte, fn func(value []byte) error) (bool, error) {
-	ix.lock.RLock()
-	g, err := ix.descend(ctx, key, bufpool.Shared)
-	ix.lock.RUnlock()
-	if err != nil {
-		return false, err
-	}
-	defer g.Release()
-	p := page.IndexPage(g.Frame())
-	s, found := p.Search(key, bytes.Compare)
-	if !found {
-		return false, nil
-	}
-	return true, fn(p.Value(s))
+	return ix.point(ctx, key, func(p page.IndexPage, s int) error { return fn(p.Value(s)) })
 }
 
 // walk calls fn on every page, level by level from the root down, each

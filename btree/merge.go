@@ -268,7 +268,7 @@ func (ix *Index) unlink(ctx context.Context, prev, next, pageNo uint32) error {
 // freePage gives a page back to the space.
 func (ix *Index) freePage(pageNo uint32, level int) {
 	ix.perLevel[level].Add(-1)
-	ix.o.Alloc.FreePage(pageNo)
+	ix.giveBack(pageNo)
 }
 
 // mergeRecords copies every record of p into sp's frame, after sp's
@@ -347,7 +347,7 @@ func (ix *Index) liftRoot(ctx context.Context, st stripe.Stripe) error {
 		if err != nil {
 			return err
 		}
-		ix.o.Alloc.FreePage(childNo)
+		ix.giveBack(childNo)
 		h := int(ix.height.Add(-1))
 		ix.perLevel[h].Store(0)
 		ix.perLevel[h-1].Store(1)

@@ -83,6 +83,11 @@ type Options struct {
 	// in the zip image's uncompressed BLOB pointer area. nil means values
 	// never hold any. An error marks the value as malformed.
 	ExternRefs func(value []byte) (int, error)
+	// AdaptiveHash, when set, lets Get and View answer point reads from
+	// this adaptive hash index (innodb_adaptive_hash_index=ON); nil is
+	// OFF, MariaDB 10.5+'s and MySQL 8.4's default. Indexes sharing one
+	// must have different ID and Space pairs.
+	AdaptiveHash *AdaptiveHash
 	// FillFactor is innodb_fill_factor for BulkLoad on uncompressed
 	// indexes, 10..100; 0 means 100, which keeps 1/16 of clustered leaves
 	// free as 5.6 did. Compressed pages are filled up to the pad instead.

@@ -208,7 +208,7 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 		ng, err = ix.newPage(ctx, newNo, level, prev, pageNo)
 	}
 	if err != nil {
-		ix.o.Alloc.FreePage(newNo)
+		ix.giveBack(newNo)
 		return false, err
 	}
 	defer ng.Release()
@@ -446,7 +446,7 @@ func (ix *Index) raiseRoot(ctx context.Context, st stripe.Stripe) (uint32, error
 	}
 	ng, err := ix.newPage(ctx, newNo, level, page.FilNull, page.FilNull)
 	if err != nil {
-		ix.o.Alloc.FreePage(newNo)
+		ix.giveBack(newNo)
 		return 0, err
 	}
 	defer ng.Release()
