@@ -27,6 +27,9 @@ type Metrics struct {
 	Indexes []IndexMetrics
 	// Spaces has one entry per tablespace, in the same order.
 	Spaces []SpaceMetrics
+	// AdaptiveHash is the adaptive hash index's snapshot, zero (Cells 0)
+	// when Options.AdaptiveHashIndex is off.
+	AdaptiveHash btree.AdaptiveHashStats
 }
 
 // IndexMetrics describes one index tree (INNODB_INDEXES) with its
@@ -60,6 +63,9 @@ type SpaceMetrics struct {
 // hot path.
 func (s *Store) Metrics() Metrics {
 	m := Metrics{At: time.Now(), Pool: s.pool.Stats()}
+	if s.ahi != nil {
+		m.AdaptiveHash = s.ahi.Stats()
+	}
 	for _, t := range s.Tables() {
 		for _, p := range t.parts {
 			_, free := p.alloc.state()
@@ -85,6 +91,7 @@ func (s *Store) Metrics() Metrics {
 func (m Metrics) Sub(prev Metrics) Metrics {
 	d := m
 	d.Pool = m.Pool.Sub(prev.Pool)
+	d.AdaptiveHash = m.AdaptiveHash.Sub(prev.AdaptiveHash)
 	d.Indexes = make([]IndexMetrics, len(m.Indexes))
 	for i, x := range m.Indexes {
 		for _, px := range prev.Indexes {
@@ -110,7 +117,8 @@ func (m Metrics) Sub(prev Metrics) Metrics {
 
 // String prints INNODB_TABLESPACES, FILE_SUMMARY_BY_INSTANCE (the I/O per
 // file, as performance_schema names it), INNODB_INDEXES (which maps the
-// index ids of INNODB_CMP_PER_INDEX to names), BTREE, and the pool's
+// index ids of INNODB_CMP_PER_INDEX to names), BTREE, ADAPTIVE_HASH_INDEX
+// when it is on, and the pool's
 // INNODB_BUFFER_POOL_STATS, INNODB_CMPMEM, INNODB_CMP,
 // INNODB_CMP_PER_INDEX and LOCKS.
 func (m Metrics) String() string {
@@ -142,6 +150,10 @@ func (m Metrics) String() string {
 	b.WriteByte('\n')
 	b.WriteString(btree.Table(stats))
 	b.WriteByte('\n')
+	if m.AdaptiveHash.Cells > 0 {
+		b.WriteString(m.AdaptiveHash.String())
+		b.WriteByte('\n')
+	}
 	b.WriteString(m.Pool.String())
 	return b.String()
 }

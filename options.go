@@ -42,6 +42,14 @@ type Options struct {
 	// T9). For measuring that cost only. Transparent compression keeps its
 	// shared codec.
 	NoCodecReuse bool
+	// AdaptiveHashIndex is innodb_adaptive_hash_index: point reads whose
+	// key the adaptive hash index knows skip the descent from the root
+	// and the index lock (btree.AdaptiveHash). Off by default, as in
+	// MariaDB 10.5+ and MySQL 8.4; MySQL 5.6 and 5.7 had it on.
+	AdaptiveHashIndex bool
+	// AdaptiveHashParts is innodb_adaptive_hash_index_parts, 1..512; 0
+	// means 8. Only with AdaptiveHashIndex.
+	AdaptiveHashParts int
 }
 
 // validate checks what Open does not leave to the layers below.
@@ -52,6 +60,12 @@ func (o Options) validate() error {
 	}
 	if p.MaxPct < 0 || p.MaxPct > 75 {
 		return fmt.Errorf("zipsim: Options.Padding.MaxPct is %d: use 1..75, 0 for 50", p.MaxPct)
+	}
+	if o.AdaptiveHashParts < 0 || o.AdaptiveHashParts > 512 {
+		return fmt.Errorf("zipsim: Options.AdaptiveHashParts is %d: use 1..512, 0 for 8", o.AdaptiveHashParts)
+	}
+	if o.AdaptiveHashParts != 0 && !o.AdaptiveHashIndex {
+		return fmt.Errorf("zipsim: Options.AdaptiveHashParts is %d but AdaptiveHashIndex is off: set AdaptiveHashIndex too, or leave the parts 0", o.AdaptiveHashParts)
 	}
 	return nil
 }

@@ -48,6 +48,7 @@ type Store struct {
 	tables      map[string]*Table // by lower-case name
 	nextSpace   uint32
 	nextIndexID uint64
+	ahi         *btree.AdaptiveHash // nil unless Options.AdaptiveHashIndex
 }
 
 // Open opens the store in directory path, creating the directory if it is
@@ -86,6 +87,12 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("zipsim: Options.Pool: %w", err)
 	}
 	s := &Store{path: path, opts: opts, pool: pool, tables: map[string]*Table{}, nextSpace: 1, nextIndexID: 1}
+	if opts.AdaptiveHashIndex {
+		s.ahi, err = btree.NewAdaptiveHash(btree.AdaptiveHashOptions{Parts: opts.AdaptiveHashParts, Pool: pool})
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("zipsim: %w", err), pool.Close())
+		}
+	}
 	s.mu.Init(pool.Latches(), "dict_sys_mutex")
 	if cat == nil {
 		return s, nil

@@ -44,6 +44,7 @@ type Config struct {
 	Frames             string        `json:"frames"`               // "arena" (preallocated, the default) or "per-miss" (a Go allocation per frame taken)
 	LogCompressedPages bool          `json:"log_compressed_pages"` // innodb_log_compressed_pages=ON (5.6/5.7's default); off is MariaDB's insert path
 	NoZlibReuse        bool          `json:"no_zlib_reuse"`        // build codec state per page (de)compression (zlib_reuse=off)
+	AdaptiveHash       bool          `json:"adaptive_hash"`        // innodb_adaptive_hash_index=ON: point reads by primary key skip the descent when hashed
 
 	// Workloads.
 	Sysbench  SysbenchConfig  `json:"sysbench"`

@@ -37,6 +37,7 @@ func (c Config) StoreOptions(dataBytes int64) (zipsim.Options, error) {
 		NoSync:             true,
 		NoCodecReuse:       c.NoZlibReuse,
 		LogCompressedPages: c.LogCompressedPages,
+		AdaptiveHashIndex:  c.AdaptiveHash,
 	}
 	if c.Frames == "per-miss" {
 		o.Pool.Frames = bufpool.PerMiss

@@ -258,6 +258,7 @@ var knobs = []knob{
 	{name: "frames", usage: "frame memory: arena (preallocated, off the Go heap) or per-miss (an allocation per frame taken)", field: func(c *sim.Config) any { return &c.Frames }},
 	{name: "log-compressed-pages", usage: "innodb_log_compressed_pages=ON (MySQL 5.6/5.7): a full modification log does not reorganize the page before the insert", field: func(c *sim.Config) any { return &c.LogCompressedPages }},
 	{name: "no-zlib-reuse", usage: "build codec state afresh per page compression and decompression (zlib_reuse=off)", field: func(c *sim.Config) any { return &c.NoZlibReuse }},
+	{name: "ahi", usage: "innodb_adaptive_hash_index=ON: point reads by primary key that the adaptive hash index knows skip the descent and the index lock", field: func(c *sim.Config) any { return &c.AdaptiveHash }},
 }
 
 // knobByName returns the knob called name.
