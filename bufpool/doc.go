@@ -69,8 +69,15 @@
 // whole from the LRU tail, scanning 100 pages on the first try and the
 // whole list after [buf_LRU_free_from_common_LRU_list]. When nothing clean
 // can go, one dirty page from the tail is written first
-// [buf_flush_single_page_from_LRU]. Dirty pages go to storage as their zip
-// image on compressed tables, their frame otherwise. DropSpace removes a
+// [buf_flush_single_page_from_LRU]. With Options.PageCleaner a goroutine
+// does this ahead of the fixers [buf_flush_page_cleaner_coordinator,
+// buf_flush_LRU_list_batch]: every second, and whenever a fixer finds a
+// free list empty, it frees and writes pages from each instance's LRU tail
+// until LRUScanDepth frames are free, so that fixers, which may hold other
+// latches (an index lock during a split), seldom write a victim
+// themselves. Without it, as in InnoDB before 5.6, they always do. Dirty
+// pages go to storage as their zip image on compressed tables, their
+// frame otherwise. DropSpace removes a
 // dropped table's pages without writing them [buf_LRU_flush_or_remove_pages,
 // BUF_REMOVE_ALL_NO_WRITE].
 //

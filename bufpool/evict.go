@@ -45,6 +45,9 @@ func (in *instance) getFreeFrame(ctx context.Context, st stripe.Stripe) (*frame,
 			return f, nil
 		}
 		in.freeMu.Unlock()
+		if try == 0 {
+			in.pool.wakeCleaner()
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -57,7 +60,7 @@ func (in *instance) getFreeFrame(ctx context.Context, st stripe.Stripe) (*frame,
 			stuck = 0
 		case flush != nil:
 			stuck = 0
-			err := in.flushVictim(flush, flushFrame, st)
+			err := in.flushVictim(flush, flushFrame, st, flushSingle)
 			in.unfix(flush)
 			if err != nil {
 				return nil, err
@@ -122,7 +125,7 @@ func (in *instance) scanAndFree(all bool, st stripe.Stripe) (freed bool, flush *
 // without waiting. A compressed-only page is latched now, also without
 // waiting; when that fails the write is skipped and the next try scans
 // again.
-func (in *instance) flushVictim(pg *Page, f *frame, st stripe.Stripe) error {
+func (in *instance) flushVictim(pg *Page, f *frame, st stripe.Stripe, kind flushKind) error {
 	if f == nil {
 		var ok bool
 		if f, ok = in.latchForWrite(pg, false); !ok {
@@ -130,7 +133,7 @@ func (in *instance) flushVictim(pg *Page, f *frame, st stripe.Stripe) error {
 			return nil
 		}
 	}
-	return in.writeLatched(pg, f, st)
+	return in.writeLatched(pg, f, st, kind)
 }
 
 // evictFromUnzip decides whether to free only a frame: when unzip_LRU holds

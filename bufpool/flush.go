@@ -13,8 +13,17 @@ import (
 func (in *instance) writePage(pg *Page, st stripe.Stripe) error {
 	pg.io.Lock()
 	f, _ := in.latchForWrite(pg, true)
-	return in.writeLatched(pg, f, st)
+	return in.writeLatched(pg, f, st, flushAsked)
 }
+
+// flushKind says who wrote a page, for the counters.
+type flushKind uint8
+
+const (
+	flushAsked  flushKind = iota // Flush, Close, FlushSpace
+	flushSingle                  // a fixer's dirty victim [buf_flush_single_page_from_LRU]
+	flushBatch                   // the page cleaner [buf_flush_LRU_list_batch]
+)
 
 // latchForWrite holds writers of pinned pg off for a copy: it returns the
 // page's frame latched shared, or nil with the page hash latch held shared
@@ -51,7 +60,7 @@ func (in *instance) latchForWrite(pg *Page, wait bool) (*frame, bool) {
 // marks it dirty again. They are stamped (FIL trailer, checksum) in the
 // copy, as buf_flush_init_for_writing stamps the frame, so that readers
 // never see them change.
-func (in *instance) writeLatched(pg *Page, f *frame, st stripe.Stripe) error {
+func (in *instance) writeLatched(pg *Page, f *frame, st stripe.Stripe, kind flushKind) error {
 	defer pg.io.Unlock()
 	bp := in.pool.writeBuf.Get().(*[]byte)
 	defer in.pool.writeBuf.Put(bp)
@@ -81,6 +90,12 @@ func (in *instance) writeLatched(pg *Page, f *frame, st stripe.Stripe) error {
 	}
 	in.pool.stat.io()
 	st.Add(cWrites, 1)
+	switch kind {
+	case flushSingle:
+		st.Add(cSingleFlush, 1)
+	case flushBatch:
+		st.Add(cBatchFlush, 1)
+	}
 	if in.zipClean != nil {
 		// A compressed-only page that became clean joins zip_clean
 		// [buf_flush_remove → buf_LRU_insert_zip_clean]. Its state is
@@ -138,6 +153,7 @@ func (p *Pool) Close() error {
 	if p.closed.Swap(true) {
 		return ErrClosed
 	}
+	p.stopCleaner()
 	errs := []error{p.Flush()}
 	for _, sp := range *p.spaces.Load() {
 		errs = append(errs, sp.ts.Close())

@@ -88,8 +88,17 @@ type Options struct {
 	// negative value means none (5.1/5.5).
 	OldBlocksTime time.Duration
 	// LRUScanDepth bounds the first scan of unzip_LRU for a victim,
-	// innodb_lru_scan_depth; 0 means 1024.
+	// innodb_lru_scan_depth; 0 means 1024. With PageCleaner it is also
+	// the number of frames the cleaner keeps free in each instance.
 	LRUScanDepth int
+	// PageCleaner starts InnoDB's page cleaner: a goroutine that wakes
+	// every second, and whenever a fixer finds a free list empty, and
+	// frees pages from each instance's LRU tail, writing dirty ones first,
+	// until LRUScanDepth frames are free (cleaner.go). Off, as InnoDB
+	// before 5.6, a fixer that needs a frame frees, and if need be
+	// writes, its victim itself, holding whatever latches it holds. Close
+	// stops it.
+	PageCleaner bool
 	// Policy builds the replacement policy of each instance for its number
 	// of frames. nil means InnoDB's midpoint LRU with OldPct and
 	// OldBlocksTime.

@@ -45,6 +45,7 @@ type Pool struct {
 	stat     lruStat
 	closed   atomic.Bool
 	writeBuf sync.Pool // page-size scratch for stamping pages on their way to storage
+	cleaner  *cleaner  // nil unless Options.PageCleaner
 }
 
 // New builds a pool, allocating every frame up front as InnoDB allocates its
@@ -83,6 +84,9 @@ func New(opts Options) (*Pool, error) {
 			return nil, err
 		}
 		p.inst = append(p.inst, in)
+	}
+	if o.PageCleaner {
+		p.startCleaner()
 	}
 	return p, nil
 }

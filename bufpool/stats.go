@@ -25,6 +25,9 @@ const (
 	cScanned
 	cZipCleanInserts
 	cZipCleanSteps
+	cSingleFlush
+	cBatchFlush
+	cBatchEvict
 	nStats
 )
 
@@ -56,6 +59,12 @@ type Stats struct {
 	// walk along the LRU under the pool-wide mutex.
 	ZipCleanInserts uint64
 	ZipCleanSteps   uint64 // LRU nodes those walks visited
+	// SingleFlushes counts dirty victims a fixer wrote itself, holding
+	// whatever latches it held [buffer_LRU_single_flush_num_scan];
+	// BatchFlushes and BatchEvicts the pages the page cleaner wrote and
+	// freed [buffer_LRU_batch_flush_total_pages,
+	// buffer_LRU_batch_evict_total_pages].
+	SingleFlushes, BatchFlushes, BatchEvicts uint64
 
 	MadeYoung, NotMadeYoung uint64
 
@@ -100,6 +109,9 @@ func (p *Pool) Stats() Stats {
 		s.Scanned += sums[cScanned]
 		s.ZipCleanInserts += sums[cZipCleanInserts]
 		s.ZipCleanSteps += sums[cZipCleanSteps]
+		s.SingleFlushes += sums[cSingleFlush]
+		s.BatchFlushes += sums[cBatchFlush]
+		s.BatchEvicts += sums[cBatchEvict]
 
 		in.lruMu.Lock()
 		ls := in.lru.Stats()
@@ -157,6 +169,9 @@ func (s Stats) Sub(prev Stats) Stats {
 	d.Scanned -= prev.Scanned
 	d.ZipCleanInserts -= prev.ZipCleanInserts
 	d.ZipCleanSteps -= prev.ZipCleanSteps
+	d.SingleFlushes -= prev.SingleFlushes
+	d.BatchFlushes -= prev.BatchFlushes
+	d.BatchEvicts -= prev.BatchEvicts
 	d.MadeYoung -= prev.MadeYoung
 	d.NotMadeYoung -= prev.NotMadeYoung
 	d.CMPMEM = make([]CMPMEM, len(s.CMPMEM))
@@ -204,6 +219,7 @@ func (s Stats) String() string {
 		{"HIT_RATE", fmt.Sprintf("%.4f", s.HitRate())},
 		{"PAGES_READ", u(s.Reads)}, {"PAGES_WRITTEN", u(s.Writes)}, {"PAGES_CREATED", u(s.Creates)},
 		{"EVICTED_FRAME_ONLY", u(s.EvictFrame)}, {"EVICTED_WHOLE_PAGE", u(s.EvictPage)},
+		{"LRU_SINGLE_FLUSHES", u(s.SingleFlushes)}, {"LRU_BATCH_FLUSHES", u(s.BatchFlushes)}, {"LRU_BATCH_EVICTS", u(s.BatchEvicts)},
 		{"VICTIM_SCANS", u(s.Scans)}, {"VICTIM_SCAN_MEAN", fmt.Sprintf("%.1f", s.ScanMean())}, {"VICTIM_SCAN_MAX", i(s.ScanMax)},
 		{"ZIP_CLEAN_INSERTS", u(s.ZipCleanInserts)}, {"ZIP_CLEAN_WALK_MEAN", fmt.Sprintf("%.1f", s.ZipCleanWalkMean())},
 		{"PAGES_MADE_YOUNG", u(s.MadeYoung)}, {"PAGES_NOT_MADE_YOUNG", u(s.NotMadeYoung)},

@@ -1,0 +1,109 @@
+package bufpool
+
+import (
+	"time"
+)
+
+// cleanerInterval is how often the page cleaner wakes on its own
+// [buf_flush_page_cleaner_coordinator sleeps up to one second].
+const cleanerInterval = time.Second
+
+// lruMinLen is BUF_LRU_MIN_LEN: the cleaner leaves at least this many
+// pages in an instance's LRU.
+const lruMinLen = 256
+
+// cleaner is the page cleaner's goroutine: it wakes every second, or when
+// a fixer found a free list empty, and tops up every instance's free list
+// [buf_flush_page_cleaner_coordinator, buf_flush_LRU_lists].
+type cleaner struct {
+	wake chan struct{} // capacity 1: a wake-up pending or not
+	stop chan struct{}
+	done chan struct{}
+}
+
+func (p *Pool) startCleaner() {
+	p.cleaner = &cleaner{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go p.cleanLoop()
+}
+
+// stopCleaner stops the cleaner and waits for its round to end.
+func (p *Pool) stopCleaner() {
+	if p.cleaner == nil {
+		return
+	}
+	close(p.cleaner.stop)
+	<-p.cleaner.done
+}
+
+// wakeCleaner asks for a round now without waiting for it
+// [buf_LRU_get_free_block: os_event_set(buf_flush_event)].
+func (p *Pool) wakeCleaner() {
+	if p.cleaner == nil {
+		return
+	}
+	select {
+	case p.cleaner.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (p *Pool) cleanLoop() {
+	defer close(p.cleaner.done)
+	t := time.NewTicker(cleanerInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.cleaner.stop:
+			return
+		case <-t.C:
+		case <-p.cleaner.wake:
+		}
+		for _, in := range p.inst {
+			select {
+			case <-p.cleaner.stop:
+				return
+			default:
+			}
+			in.cleanLRU()
+		}
+	}
+}
+
+// cleanLRU frees pages from the tail of the instance's LRU until
+// LRUScanDepth frames are free, the LRU is down to BUF_LRU_MIN_LEN pages,
+// a scan finds nothing to free or write, or it has scanned twice
+// LRUScanDepth times, enough to write and then free that many dirty
+// pages [buf_flush_LRU_list_batch, whose writes free their pages when
+// they complete]. Clean pages
+// go as a fixer's victims would; a dirty one is written first when the
+// scan finds nothing clean, so fixers find frames free and write none
+// themselves while holding their latches. An error ends the round: the
+// fixer that meets the page next reports it.
+func (in *instance) cleanLRU() {
+	depth := in.pool.opts.LRUScanDepth
+	st := in.stats.Stripe()
+	for range 2 * depth {
+		in.freeMu.Lock()
+		free := len(in.free)
+		in.freeMu.Unlock()
+		in.lruMu.Lock()
+		lruLen := in.lru.Len()
+		in.lruMu.Unlock()
+		if free >= depth || lruLen <= lruMinLen {
+			return
+		}
+		freed, flush, f := in.scanAndFree(false, st)
+		switch {
+		case freed:
+			st.Add(cBatchEvict, 1)
+		case flush != nil:
+			err := in.flushVictim(flush, f, st, flushBatch)
+			in.unfix(flush)
+			if err != nil {
+				return
+			}
+		default:
+			return
+		}
+	}
+}
