@@ -45,6 +45,8 @@ type Config struct {
 	LogCompressedPages bool          `json:"log_compressed_pages"` // innodb_log_compressed_pages=ON (5.6/5.7's default); off is MariaDB's insert path
 	NoZlibReuse        bool          `json:"no_zlib_reuse"`        // build codec state per page (de)compression (zlib_reuse=off)
 	AdaptiveHash       bool          `json:"adaptive_hash"`        // innodb_adaptive_hash_index=ON: point reads by primary key skip the descent when hashed
+	PageCleaner        bool          `json:"page_cleaner"`         // a background page cleaner keeps LRUScanDepth frames free per instance
+	LRUScanDepth       int           `json:"lru_scan_depth"`       // innodb_lru_scan_depth; 0 means 1024
 
 	// Workloads.
 	Sysbench  SysbenchConfig  `json:"sysbench"`
@@ -137,6 +139,9 @@ func (c Config) Validate() (Config, error) {
 	case "arena", "per-miss":
 	default:
 		return c, fmt.Errorf("frames %q: use arena or per-miss", c.Frames)
+	}
+	if c.LRUScanDepth < 0 {
+		return c, fmt.Errorf("lru_scan_depth %d: use 1 or more, or 0 for 1024", c.LRUScanDepth)
 	}
 	switch c.RowFormat {
 	case "":

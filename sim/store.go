@@ -32,7 +32,8 @@ func (c Config) StoreOptions(dataBytes int64) (zipsim.Options, error) {
 		return zipsim.Options{}, fmt.Errorf("pool of %d bytes is smaller than %d frames of %d bytes per instance (%d instances): use at least %d", pool, bufpool.MinFramesPerInstance, page, max(c.Instances, 1), min)
 	}
 	o := zipsim.Options{
-		Pool:               bufpool.Options{Bytes: pool, PageSize: c.PageSize, Instances: c.Instances},
+		Pool: bufpool.Options{Bytes: pool, PageSize: c.PageSize, Instances: c.Instances,
+			PageCleaner: c.PageCleaner, LRUScanDepth: c.LRUScanDepth},
 		Padding:            btree.Padding{Disabled: c.PadDisabled},
 		NoSync:             true,
 		NoCodecReuse:       c.NoZlibReuse,

@@ -30,7 +30,7 @@ func TestT679LoadWarmAndMeasure(t *testing.T) {
 		cfg := Config{Workload: "linkbench", Seed: 1, Threads: 4, PageSize: 8192, KBS: kbs, PoolRatio: 0.5,
 			IOLatency: 10 * time.Microsecond, Duration: 300 * time.Millisecond, ReportInterval: 100 * time.Millisecond,
 			Linkbench: LinkbenchConfig{MaxID1: 3000, Loaders: 2}}
-		s, err := t679Load(ctx, cfg, false)
+		s, err := t679Load(ctx, cfg)
 		require.NoError(t, err)
 		require.Equal(t, map[int]string{0: "u", 4: "c"}[kbs], t679Name(s.cfg))
 		m := s.st.Metrics()

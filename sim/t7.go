@@ -75,7 +75,7 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	var noReuseAll []float64
 	for range t7CachedRepeats {
 		o.logf("cached c p1, zlib_reuse=off: loading")
-		s, err := t679Load(ctx, noReuse, false)
+		s, err := t679Load(ctx, noReuse)
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +132,7 @@ func t7Loads(ctx context.Context, o ScenarioOptions, base Config, label string, 
 				l := t7Load{c: kbs != 0, partitions: max(parts, 1)}
 				l.name = fmt.Sprintf("%s %s p%d", label, map[bool]string{false: "u", true: "c"}[l.c], l.partitions)
 				o.logf("%s: loading linkbench maxid1=%d with %d link loaders", l.name, cfg.Linkbench.MaxID1, t7Loaders)
-				s, err := t679Load(ctx, cfg, false)
+				s, err := t679Load(ctx, cfg)
 				if err != nil {
 					return nil, nil, err
 				}

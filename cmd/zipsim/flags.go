@@ -258,6 +258,8 @@ var knobs = []knob{
 	{name: "frames", usage: "frame memory: arena (preallocated, off the Go heap) or per-miss (an allocation per frame taken)", field: func(c *sim.Config) any { return &c.Frames }},
 	{name: "log-compressed-pages", usage: "innodb_log_compressed_pages=ON (MySQL 5.6/5.7): a full modification log does not reorganize the page before the insert", field: func(c *sim.Config) any { return &c.LogCompressedPages }},
 	{name: "no-zlib-reuse", usage: "build codec state afresh per page compression and decompression (zlib_reuse=off)", field: func(c *sim.Config) any { return &c.NoZlibReuse }},
+	{name: "page-cleaner", usage: "run InnoDB's page cleaner: a goroutine that keeps --lru-scan-depth frames free per instance, writing dirty pages from the LRU tail, so fixers seldom write their victims", field: func(c *sim.Config) any { return &c.PageCleaner }},
+	{name: "lru-scan-depth", usage: "innodb_lru_scan_depth: the first victim scan of unzip_LRU, and the free frames the page cleaner keeps per instance (default 1024)", field: func(c *sim.Config) any { return &c.LRUScanDepth }},
 	{name: "ahi", usage: "innodb_adaptive_hash_index=ON: point reads by primary key that the adaptive hash index knows skip the descent and the index lock", field: func(c *sim.Config) any { return &c.AdaptiveHash }},
 }
 
