@@ -225,10 +225,11 @@ func (ix *Index) guess(key []byte) (bufpool.Guard, int, bool) {
 // confirms reports whether the latched page is a live leaf of the index
 // holding key in slot. A record that is in the directory is live, and
 // keys are unique within an index, so that record is the one a descent
-// would find.
+// would find. A bulk load is read after the page latch: it starts before
+// it creates any page it could reuse.
 func (ix *Index) confirms(g *bufpool.Guard, slot int, key []byte) bool {
 	p := page.IndexPage(g.Frame())
-	return g.HashInfo().Load()&hashRetired == 0 &&
+	return g.HashInfo().Load()&hashRetired == 0 && !ix.bulkLoading.Load() &&
 		p.Fil().Type() == page.TypeIndex && p.IndexID() == ix.o.ID && p.Level() == 0 &&
 		slot < p.NRecs() && bytes.Equal(p.Key(slot), key)
 }

@@ -49,6 +49,8 @@ type Index struct {
 	hashPart      *hashPart
 	hashSeed      uint64
 	hashPotential atomic.Int32
+	// bulkLoading keeps guesses off the index while BulkLoad builds it.
+	bulkLoading atomic.Bool
 }
 
 // Create allocates the root page of a new, empty index and returns it
