@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -33,21 +34,32 @@ import (
 // 1/BTR_SEARCH_PAGE_BUILD_LIMIT (1/16) of its records were read through
 // it since it entered its frame [btr_search_info_update,
 // btr_search_build_page_hash_index]. A read that descends to a hashed
-// leaf rewrites its key's cell [btr_search_update_hash_ref].
+// leaf rewrites its key's cell if the cell is stale or a cell of its
+// bucket is empty [btr_search_update_hash_ref]; only page builds write
+// over other keys' cells, so that a table too small for the pool's rows
+// does not turn every read into a write.
 //
 // InnoDB chains its entries, which point at records, and deletes a
 // page's entries whenever the page changes, leaves the pool or is freed.
 // Here a cell is a guess (page number, directory slot and 16 bits of the
-// key's hash) in a bucket of eight, and a new key whose bucket is full
-// writes over an older one. A guess is taken only if the page is in the
-// pool with a frame, is a leaf of the index not given back since, and
-// holds the key itself in that slot; records that moved and pages that
-// left or were freed cost a failed guess and a descent instead of a scan
-// of the page when it changes. Deleting the entries of pages that leave
+// key's hash) in a bucket of eight, and a page build whose key finds its
+// bucket full writes over an older cell. A guess is taken only if the
+// page is in the pool with a frame, a descent has reached it since it
+// took that frame and the index has not given it back since (the
+// frame's HashInfo word says both), it is a leaf of the index, and it
+// holds the key itself in that slot. Records that moved and pages that
+// left or were freed thus cost a failed guess and a descent instead of a
+// scan of the page when it changes. Deleting the entries of pages that leave
 // the pool (btr_search_drop_page_hash_index, a known cost of eviction and
 // DROP TABLE in InnoDB) is not modelled, and neither is the pool memory
 // InnoDB's chains take. The cells are shared by every part, so one busy
-// index can fill the table, as its chains can in InnoDB.
+// index can fill the table, as its chains can in InnoDB; every cell is
+// read and written atomically, so the part latch orders an index's
+// readers and writers as InnoDB's does without guarding the memory.
+// Readers try the latch and descend if a writer holds it, as
+// btr_cur_search_to_nth_level skips the hash while its latch is held
+// exclusively. Searches other than Get and View (cursors, writes) neither
+// use the hash nor count toward it.
 type AdaptiveHash struct {
 	parts   []hashPart
 	cells   []atomic.Uint64 // buckets of bucketCells
@@ -56,14 +68,11 @@ type AdaptiveHash struct {
 	scratch sync.Pool // *[]uint64 of key hash, cell pairs for page builds
 }
 
-// hashPart is one part's latch.
+// hashPart is one part's latch, on a line of its own.
 type hashPart struct {
 	mu latch.RWMutex
-	_  [128 - latchSize]byte
+	_  [128 - unsafe.Sizeof(latch.RWMutex{})]byte
 }
-
-// latchSize is the size of latch.RWMutex (bufpool checks it too).
-const latchSize = 120
 
 // bucketCells is the number of cells a key may take: one 64-byte line,
 // the cells of a large slice starting on a page boundary.
@@ -75,7 +84,7 @@ type AdaptiveHashOptions struct {
 	// 0 means one per 256 bytes of Pool (twice the cells InnoDB's
 	// btr_search_sys_create gives its chains, pool bytes / sizeof(void*)
 	// / 64: a cell here holds one key), or 65,536 without a Pool. At most
-	// 1<<30.
+	// 1<<28 (2 GiB).
 	Cells int
 	// Parts is innodb_adaptive_hash_index_parts, 1..512; 0 means 8.
 	Parts int
@@ -90,13 +99,17 @@ const (
 	searchPageBuildLimit = 16  // BTR_SEARCH_PAGE_BUILD_LIMIT
 )
 
-// The bits of a frame's hash word (bufpool.Guard.HashInfo): the count of
-// reads that found a key on the page, and two marks.
+// The bits of a frame's hash word (bufpool.Guard.HashInfo), 0 whenever
+// the frame takes a page, when the index formats it and when it gives it
+// back: the count of reads that found a key on the page, and two marks.
 const (
-	hashHelps   = 1<<30 - 1 // block->n_hash_helps
-	hashBuilt   = 1 << 30   // the page was hashed whole in this frame
-	hashRetired = 1 << 31   // the index gave the page back: no guess may use it
+	hashHelps    = 1<<30 - 1 // block->n_hash_helps
+	hashBuilt    = 1 << 30   // the page was hashed whole in this frame
+	hashVerified = 1 << 31   // a descent reached the page: guesses may use it
 )
+
+// maxCells bounds AdaptiveHashOptions.Cells.
+const maxCells = 1 << 28
 
 // Counter indexes of an AdaptiveHash.
 const (
@@ -120,11 +133,11 @@ func NewAdaptiveHash(o AdaptiveHashOptions) (*AdaptiveHash, error) {
 	if o.Cells == 0 {
 		o.Cells = 1 << 16
 		if o.Pool != nil {
-			o.Cells = int(min(o.Pool.Options().Bytes/256, 1<<30))
+			o.Cells = int(min(o.Pool.Options().Bytes/256, maxCells))
 		}
 	}
-	if o.Cells < 1 || o.Cells > 1<<30 {
-		return nil, fmt.Errorf("btree: AdaptiveHashOptions.Cells is %d, allowed 1..%d", o.Cells, 1<<30)
+	if o.Cells < 1 || o.Cells > maxCells {
+		return nil, fmt.Errorf("btree: AdaptiveHashOptions.Cells is %d, allowed 1..%d", o.Cells, maxCells)
 	}
 	n := max(1<<bits.Len(uint(o.Cells-1)), bucketCells)
 	h := &AdaptiveHash{parts: make([]hashPart, o.Parts), cells: make([]atomic.Uint64, n),
@@ -152,6 +165,9 @@ func cell(fold uint64, slot int, pageNo uint32) uint64 {
 	return fold>>48<<48 | uint64(slot)<<32 | uint64(pageNo)
 }
 
+// unpack returns a cell's page and slot.
+func unpack(c uint64) (pageNo uint32, slot int) { return uint32(c), int(uint16(c >> 32)) }
+
 // bucket returns the cells a key with this hash may take.
 func (h *AdaptiveHash) bucket(fold uint64) []atomic.Uint64 {
 	b := int(fold&h.mask) * bucketCells
@@ -159,25 +175,30 @@ func (h *AdaptiveHash) bucket(fold uint64) []atomic.Uint64 {
 }
 
 // put writes c into its bucket: over the cell of the same key hash if
-// there is one, else into an empty cell, else over the cell the hash
-// picks. The caller holds the index's part latch exclusively.
-func (h *AdaptiveHash) put(fold, c uint64) {
+// there is one, else into an empty cell, else, when evict is set, over
+// the cell the hash picks. The caller holds the index's part latch
+// exclusively. It reports whether it wrote.
+func (h *AdaptiveHash) put(fold, c uint64, evict bool) bool {
 	bk := h.bucket(fold)
 	victim := -1
 	for i := range bk {
 		old := bk[i].Load()
 		if old>>48 == fold>>48 && old != 0 {
 			bk[i].Store(c)
-			return
+			return true
 		}
 		if old == 0 && victim < 0 {
 			victim = i
 		}
 	}
 	if victim < 0 {
+		if !evict {
+			return false
+		}
 		victim = int(fold>>32) % bucketCells
 	}
 	bk[victim].Store(c)
+	return true
 }
 
 // fold hashes a key of the index [rec_fold, dtuple_fold]: the index's
@@ -189,13 +210,16 @@ func (ix *Index) fold(key []byte) uint64 {
 // guess looks key up in the adaptive hash index and returns its leaf
 // latched shared and its slot when the page confirms the guess
 // [btr_search_guess_on_hash, btr_search_check_guess]. It takes neither
-// the index lock nor any other page.
+// the index lock nor any other page, and gives up at once while a writer
+// holds the part's latch.
 func (ix *Index) guess(key []byte) (bufpool.Guard, int, bool) {
 	h := ix.o.AdaptiveHash
 	fold := ix.fold(key)
 	var guesses [bucketCells]uint64
 	n := 0
-	ix.hashPart.mu.RLock()
+	if !ix.hashPart.mu.TryRLock() {
+		return bufpool.Guard{}, 0, false
+	}
 	bk := h.bucket(fold)
 	for i := range bk {
 		if c := bk[i].Load(); c != 0 && c>>48 == fold>>48 {
@@ -205,11 +229,11 @@ func (ix *Index) guess(key []byte) (bufpool.Guard, int, bool) {
 	}
 	ix.hashPart.mu.RUnlock()
 	for _, c := range guesses[:n] {
-		g, ok := ix.pool.Peek(ix.id(uint32(c)), bufpool.Shared)
+		pageNo, slot := unpack(c)
+		g, ok := ix.pool.Peek(ix.id(pageNo), bufpool.Shared)
 		if !ok {
 			continue
 		}
-		slot := int(uint16(c >> 32))
 		if ix.confirms(&g, slot, key) {
 			h.ctr.Add(hSearches, 1)
 			return g, slot, true
@@ -222,16 +246,32 @@ func (ix *Index) guess(key []byte) (bufpool.Guard, int, bool) {
 	return bufpool.Guard{}, 0, false
 }
 
-// confirms reports whether the latched page is a live leaf of the index
-// holding key in slot. A record that is in the directory is live, and
-// keys are unique within an index, so that record is the one a descent
-// would find. A bulk load is read after the page latch: it starts before
-// it creates any page it could reuse.
-func (ix *Index) confirms(g *bufpool.Guard, slot int, key []byte) bool {
+// guessable reports whether a guess may read slot of the latched page: a
+// descent reached the page since it took its frame and the index has not
+// given it back since, so it is in the tree (a page that leaves the tree
+// is given back: retire); it is a leaf of the index; and slot is in its
+// directory, so the record there is live. Keys are unique within an
+// index, so a record there with the key is the one a descent would find.
+// No guess is taken while BulkLoad builds the index: the root, reached
+// before, may then hold rows of a load that fails.
+func (ix *Index) guessable(g *bufpool.Guard, slot int) bool {
 	p := page.IndexPage(g.Frame())
-	return g.HashInfo().Load()&hashRetired == 0 && !ix.bulkLoading.Load() &&
+	return g.HashInfo().Load()&hashVerified != 0 && !ix.bulkLoading.Load() &&
 		p.Fil().Type() == page.TypeIndex && p.IndexID() == ix.o.ID && p.Level() == 0 &&
-		slot < p.NRecs() && bytes.Equal(p.Key(slot), key)
+		slot < p.NRecs()
+}
+
+// confirms reports whether a guess of key in slot of the latched page
+// holds [btr_search_check_guess].
+func (ix *Index) confirms(g *bufpool.Guard, slot int, key []byte) bool {
+	return ix.guessable(g, slot) && bytes.Equal(page.IndexPage(g.Frame()).Key(slot), key)
+}
+
+// reached marks the leaf a descent latched as in the tree.
+func reached(g *bufpool.Guard) {
+	if w := g.HashInfo(); w.Load()&hashVerified == 0 {
+		w.Or(hashVerified)
+	}
 }
 
 // found tells the adaptive hash index that a descent found key in slot of
@@ -244,21 +284,19 @@ func (ix *Index) found(g *bufpool.Guard, slot int, key []byte) {
 		return
 	}
 	w := g.HashInfo()
-	v := w.Load()
-	switch {
-	case v&hashRetired != 0:
-		return
-	case v&hashBuilt != 0:
+	if v := w.Load(); v&hashBuilt != 0 {
 		fold := ix.fold(key)
 		ix.hashPart.mu.Lock()
-		h.put(fold, cell(fold, slot, g.ID().PageNo))
+		wrote := h.put(fold, cell(fold, slot, g.ID().PageNo), false)
 		ix.hashPart.mu.Unlock()
-		h.ctr.Add(hRowsUpdated, 1)
+		if wrote {
+			h.ctr.Add(hRowsUpdated, 1)
+		}
 		return
 	}
-	v = w.Add(1)
+	v := w.Add(1)
 	p := page.IndexPage(g.Frame())
-	if int(v&hashHelps) <= p.NRecs()/searchPageBuildLimit || !w.CompareAndSwap(v, hashBuilt) {
+	if int(v&hashHelps) <= p.NRecs()/searchPageBuildLimit || !w.CompareAndSwap(v, v&hashVerified|hashBuilt) {
 		return
 	}
 	ix.hashPage(p, g.ID().PageNo)
@@ -278,7 +316,7 @@ func (ix *Index) hashPage(p page.IndexPage, pageNo uint32) {
 	}
 	ix.hashPart.mu.Lock()
 	for i := 0; i < len(pairs); i += 2 {
-		h.put(pairs[i], pairs[i+1])
+		h.put(pairs[i], pairs[i+1], true)
 	}
 	ix.hashPart.mu.Unlock()
 	*buf = pairs
@@ -287,17 +325,18 @@ func (ix *Index) hashPage(p page.IndexPage, pageNo uint32) {
 	h.ctr.Add(hRowsAdded, uint64(n))
 }
 
-// retire marks a page the index is about to give back, if it is in the
-// pool with a frame, so that no guess uses the records it still holds
-// [btr_page_free → btr_search_drop_page_hash_index]. The caller must not
-// hold the page latched. A page that is not in a frame needs no mark:
-// only Create brings it back, and newPage clears the mark.
+// retire clears the word of a page the index is about to give back, if
+// it is in the pool with a frame, so that no guess reads the records it
+// may still hold (a merge copies them to the sibling) until a descent
+// reaches it again [btr_page_free → btr_search_drop_page_hash_index]. The
+// caller must not hold the page latched. A page without a frame has a
+// cleared word whenever it gets one.
 func (ix *Index) retire(pageNo uint32) {
 	if ix.o.AdaptiveHash == nil {
 		return
 	}
 	if g, ok := ix.pool.Peek(ix.id(pageNo), bufpool.Exclusive); ok {
-		g.HashInfo().Store(hashRetired)
+		g.HashInfo().Store(0)
 		g.Release()
 	}
 }
@@ -310,7 +349,9 @@ func (ix *Index) giveBack(pageNo uint32) {
 
 // checkHash returns a violation for every cell of the index that a lookup
 // of the key now in its slot would accept while a descent finds that key
-// elsewhere. The caller holds the index lock shared and no page latch.
+// elsewhere. The caller holds the index lock shared and no page latch;
+// the result is exact only while no write runs. It peeks at the page of
+// every cell of the table, whichever index wrote it.
 func (ix *Index) checkHash(ctx context.Context) []error {
 	h := ix.o.AdaptiveHash
 	var errs []error
@@ -319,16 +360,14 @@ func (ix *Index) checkHash(ctx context.Context) []error {
 		if c == 0 {
 			continue
 		}
-		pageNo, slot := uint32(c), int(uint16(c>>32))
+		pageNo, slot := unpack(c)
 		g, ok := ix.pool.Peek(ix.id(pageNo), bufpool.Shared)
 		if !ok {
 			continue
 		}
-		p := page.IndexPage(g.Frame())
 		var key []byte
-		if g.HashInfo().Load()&hashRetired == 0 && p.Fil().Type() == page.TypeIndex &&
-			p.IndexID() == ix.o.ID && p.Level() == 0 && slot < p.NRecs() {
-			key = append(key, p.Key(slot)...)
+		if ix.guessable(&g, slot) {
+			key = append(key, page.IndexPage(g.Frame()).Key(slot)...)
 		}
 		g.Release()
 		if key == nil {
@@ -360,8 +399,10 @@ type AdaptiveHashStats struct {
 	// [adaptive_hash_searches]; SearchesBTree point reads on indexes with
 	// the hash that descended [adaptive_hash_searches_btree].
 	Searches, SearchesBTree uint64
-	// GuessesFailed counts cells whose page refused the guess: the record
-	// moved, or the page left the pool or was freed.
+	// GuessesFailed counts lookups that found cells for the key whose
+	// pages refused them all: the record moved, or the page left the pool
+	// or was freed. SearchesBTree counts point reads only, where InnoDB's
+	// counter (btr_cur_n_non_sea) counts every search.
 	GuessesFailed uint64
 	// PagesAdded counts leaves hashed whole, RowsAdded their records
 	// [adaptive_hash_pages_added, adaptive_hash_rows_added]; RowsUpdated

@@ -416,10 +416,10 @@ func TestAdaptiveHashMergeThenReuse(t *testing.T) {
 			require.Positive(t, ix.Stats().Merges)
 
 			// The freed page still holds the moved rows in the slots their
-			// cells name: only the mark keeps guesses off it.
+			// cells name: only its cleared word keeps guesses off it.
 			w, inPool := hashWord(ix, freed)
 			require.True(t, inPool, "the freed page is still in the pool")
-			require.NotZero(t, w&hashRetired, "the freed page is marked")
+			require.Zero(t, w&hashVerified, "the freed page lost the mark guesses need")
 			g, ok := ix.pool.Peek(ix.id(freed), bufpool.Shared)
 			require.True(t, ok)
 			fp := page.IndexPage(g.Frame())
@@ -458,10 +458,10 @@ func TestAdaptiveHashMergeThenReuse(t *testing.T) {
 				}
 			}
 			require.True(t, reused, "page %d was not taken again", freed)
+			warm(t, ix, m, 3)
 			w, inPool = hashWord(ix, freed)
 			require.True(t, inPool)
-			require.Zero(t, w&hashRetired, "a page taken again is live")
-			warm(t, ix, m, 3)
+			require.NotZero(t, w&hashVerified, "descents reached the page taken again")
 			keys := leafKeys(t, ix, freed)
 			require.NotEmpty(t, keys)
 			requireGuessedAt(t, ix, freed, keys)
@@ -1054,7 +1054,7 @@ func TestAdaptiveHashConcurrent(t *testing.T) {
 // least one bucket.
 func TestNewAdaptiveHashOptions(t *testing.T) {
 	for _, o := range []AdaptiveHashOptions{
-		{Parts: -1}, {Parts: 513}, {Cells: -1}, {Cells: 1<<30 + 1}, {Cells: -1 << 40},
+		{Parts: -1}, {Parts: 513}, {Cells: -1}, {Cells: maxCells + 1}, {Cells: -1 << 40},
 	} {
 		_, err := NewAdaptiveHash(o)
 		require.Error(t, err, "%+v", o)

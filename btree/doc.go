@@ -29,9 +29,10 @@
 // With Options.AdaptiveHash, Get and View first ask the adaptive hash
 // index (adaptivehash.go) where the key's record lies and, when the page
 // confirms it, read it there without the index lock or a descent; leaves
-// are hashed whole once reads keep finding keys on them. Pages an index
-// frees are marked (retire) before the space takes them back, so that no
-// guess reads records a merge or a split left behind.
+// are hashed whole once reads keep finding keys on them. A guess is taken
+// only on a page a descent has reached since it took its frame; pages an
+// index frees lose that mark (retire) before the space takes them back,
+// so that no guess reads the records a merge copied to a sibling.
 //
 // # InnoDB counterparts
 //

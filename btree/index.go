@@ -198,7 +198,7 @@ func (ix *Index) newPage(ctx context.Context, pageNo uint32, level int, prev, ne
 	if err != nil {
 		return bufpool.Guard{}, err
 	}
-	g.HashInfo().Store(0) // a page given back and taken again is live
+	g.HashInfo().Store(0) // guesses wait for a descent to reach it
 	p, err := page.CreateIndex(g.Frame(), page.IndexOptions{
 		PageNo: pageNo, SpaceID: ix.o.Space, IndexID: ix.o.ID, Level: level,
 		Clustered: ix.o.Clustered, Prev: nonNull(prev), Next: nonNull(next),
@@ -297,6 +297,7 @@ func (ix *Index) point(ctx context.Context, key []byte, fn func(p page.IndexPage
 	s, found := p.Search(key, bytes.Compare)
 	if ix.o.AdaptiveHash != nil {
 		ix.o.AdaptiveHash.ctr.Add(hSearchesBTree, 1)
+		reached(&g)
 		if found {
 			ix.found(&g, s, key)
 		}
