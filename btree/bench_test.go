@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -80,6 +81,76 @@ func BenchmarkGet(b *testing.B) {
 			d := pool.Stats().Sub(before)
 			b.ReportMetric(float64(d.HitsUnzip+d.Reads)/float64(b.N), "uncompress/op")
 		})
+	}
+}
+
+// BenchmarkAdaptiveHash is BenchmarkGet from parallel goroutines with the
+// adaptive hash index off and on, on 300,000 rows in a pool that caches
+// them: 180-byte values, where the default table (a cell per 256 bytes
+// of pool) has a cell for every row, and 20-byte values, where it has a
+// cell for one row in three. It reports the hash's hit rate and its cell
+// writes per read (page builds and rewrites, each under the part latch
+// held exclusively).
+func BenchmarkAdaptiveHash(b *testing.B) {
+	const rows = 300_000
+	for _, c := range []struct {
+		value int
+		pool  int64
+	}{{180, 96 << 20}, {20, 24 << 20}} {
+		for _, on := range []bool{false, true} {
+			b.Run(fmt.Sprintf("value=%d/ahi=%v", c.value, on), func(b *testing.B) {
+				e := newEnv(b, 0, c.pool)
+				o := e.options(1, true)
+				var h *AdaptiveHash
+				if on {
+					var err error
+					h, err = NewAdaptiveHash(AdaptiveHashOptions{Pool: e.pool})
+					require.NoError(b, err)
+					o.AdaptiveHash = h
+				}
+				ix, err := Create(ctx, o)
+				require.NoError(b, err)
+				v, i := make([]byte, c.value), 0
+				require.NoError(b, ix.BulkLoad(ctx, func() ([]byte, []byte, bool, error) {
+					if i == rows {
+						return nil, nil, false, nil
+					}
+					i++
+					return key8(uint64(i)), v, true, nil
+				}))
+				var dst []byte
+				for range 3 {
+					for _, id := range rand.New(rand.NewPCG(5, 6)).Perm(rows) {
+						var found bool
+						dst, found, err = ix.Get(ctx, key8(uint64(id+1)), dst[:0])
+						require.NoError(b, err)
+						require.True(b, found)
+					}
+				}
+				var before AdaptiveHashStats
+				if h != nil {
+					before = h.Stats()
+				}
+				var seq atomic.Int64
+				b.ReportAllocs()
+				b.ResetTimer()
+				b.RunParallel(func(pb *testing.PB) {
+					r := rand.New(rand.NewPCG(uint64(seq.Add(1)), 7))
+					var dst []byte
+					key := make([]byte, 8)
+					for pb.Next() {
+						binary.BigEndian.PutUint64(key, uint64(1+r.IntN(rows)))
+						dst, _, _ = ix.Get(ctx, key, dst[:0])
+					}
+				})
+				b.StopTimer()
+				if h != nil {
+					d := h.Stats().Sub(before)
+					b.ReportMetric(d.HitRate(), "hit-rate")
+					b.ReportMetric(float64(d.RowsAdded+d.RowsUpdated)/float64(b.N), "cell-writes/op")
+				}
+			})
+		}
 	}
 }
 
