@@ -65,7 +65,8 @@ func genRows(n int) *rowData {
 // bbolt bucket.
 type store struct {
 	name string
-	kbs  int // zipsim only: 0 uncompressed, else KEY_BLOCK_SIZE
+	kbs  int  // zipsim only: 0 uncompressed, else KEY_BLOCK_SIZE
+	ahi  bool // zipsim only: innodb_adaptive_hash_index=ON
 	root string
 	data func() *rowData
 
@@ -81,12 +82,14 @@ type store struct {
 	db *bolt.DB
 }
 
-// newStores returns the three stores, each loaded on first use with the
+// newStores returns the stores, each loaded on first use with the
 // rows data returns, in a directory under root.
 func newStores(root string, data func() *rowData) []*store {
 	return []*store{
 		{name: "zipsim-u", root: root, data: data},
+		{name: "zipsim-u-ahi", ahi: true, root: root, data: data},
 		{name: "zipsim-kbs8", kbs: 8, root: root, data: data},
+		{name: "zipsim-kbs8-ahi", kbs: 8, ahi: true, root: root, data: data},
 		{name: "bbolt", root: root, data: data},
 	}
 }
@@ -157,7 +160,7 @@ func zipsimPool(rows int) int64 { return int64(rows)*640 + 64<<20 }
 
 func (s *store) loadZipsim(d *rowData) error {
 	ctx := context.Background()
-	st, err := zipsim.Open(s.dir, zipsim.Options{Pool: bufpool.Options{Bytes: zipsimPool(d.rows)}, NoSync: true})
+	st, err := zipsim.Open(s.dir, zipsim.Options{Pool: bufpool.Options{Bytes: zipsimPool(d.rows)}, NoSync: true, AdaptiveHashIndex: s.ahi})
 	if err != nil {
 		return err
 	}
@@ -364,15 +367,20 @@ func (s *store) metrics() zipsim.Metrics {
 
 // reportMisses reports, on zipsim, the reads that found no uncompressed
 // frame since m0 (page reads from the file and decompressions) per op, 0
-// when the pool caches the table, and the pages fixed per op, the tree's
-// height.
+// when the pool caches the table, the pages fixed per op (the tree's
+// height, or 1 for a read the adaptive hash index answered) and the
+// share of reads the adaptive hash index answered.
 func (s *store) reportMisses(b *testing.B, m0 zipsim.Metrics) {
 	if s.zs == nil {
 		return
 	}
-	d := s.zs.Metrics().Sub(m0).Pool
+	m := s.zs.Metrics().Sub(m0)
+	d := m.Pool
 	b.ReportMetric(float64(d.Reads+d.HitsUnzip)/float64(b.N), "misses/op")
 	b.ReportMetric(float64(d.Gets)/float64(b.N), "fixes/op")
+	if s.ahi {
+		b.ReportMetric(m.AdaptiveHash.HitRate(), "ahi-hit-rate")
+	}
 }
 
 func (s *store) benchGetParallel(b *testing.B, longTx bool) {
