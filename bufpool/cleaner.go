@@ -1,6 +1,7 @@
 package bufpool
 
 import (
+	"sync"
 	"time"
 )
 
@@ -12,18 +13,49 @@ const cleanerInterval = time.Second
 // pages in an instance's LRU.
 const lruMinLen = 256
 
+// cleanerWriters is how many of the cleaner's writes may be in flight at
+// once, innodb_write_io_threads' default: InnoDB queues a batch's writes
+// to asynchronous I/O rather than waiting for each.
+const cleanerWriters = 4
+
 // cleaner is the page cleaner's goroutine: it wakes every second, or when
 // a fixer found a free list empty, and tops up every instance's free list
 // [buf_flush_page_cleaner_coordinator, buf_flush_LRU_lists].
 type cleaner struct {
-	wake chan struct{} // capacity 1: a wake-up pending or not
-	stop chan struct{}
-	done chan struct{}
+	wake    chan struct{} // capacity 1: a wake-up pending or not
+	stop    chan struct{}
+	done    chan struct{}
+	writes  chan cleanerWrite // to the writers
+	pending sync.WaitGroup    // writes handed to the writers and not done
+}
+
+// cleanerWrite is a dirty page a scan pinned, io-fixed and maybe latched
+// for one of the cleaner's writers.
+type cleanerWrite struct {
+	in *instance
+	pg *Page
+	f  *frame
 }
 
 func (p *Pool) startCleaner() {
-	p.cleaner = &cleaner{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	c := &cleaner{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		writes: make(chan cleanerWrite)}
+	p.cleaner = c
+	for range cleanerWriters {
+		go c.write()
+	}
 	go p.cleanLoop()
+}
+
+// write is one of the cleaner's writers. A failed write leaves the page
+// dirty; the fixer that meets it next reports the error.
+func (c *cleaner) write() {
+	for w := range c.writes {
+		st := w.in.stats.Stripe()
+		_ = w.in.flushVictim(w.pg, w.f, st, flushBatch)
+		w.in.unfix(w.pg)
+		c.pending.Done()
+	}
 }
 
 // stopCleaner stops the cleaner and waits for its round to end.
@@ -49,6 +81,7 @@ func (p *Pool) wakeCleaner() {
 
 func (p *Pool) cleanLoop() {
 	defer close(p.cleaner.done)
+	defer close(p.cleaner.writes)
 	t := time.NewTicker(cleanerInterval)
 	defer t.Stop()
 	for {
@@ -74,14 +107,16 @@ func (p *Pool) cleanLoop() {
 // a scan finds nothing to free or write, or it has scanned twice
 // LRUScanDepth times, enough to write and then free that many dirty
 // pages [buf_flush_LRU_list_batch, whose writes free their pages when
-// they complete]. Clean pages
-// go as a fixer's victims would; a dirty one is written first when the
-// scan finds nothing clean, so fixers find frames free and write none
-// themselves while holding their latches. An error ends the round: the
-// fixer that meets the page next reports it.
+// they complete]. Clean pages go as a fixer's victims would; a dirty one
+// is handed to the cleaner's writers when the scan finds nothing clean,
+// and the next scans skip it while its write is in flight. So fixers
+// find frames free and write none themselves while holding their
+// latches. The round ends once its writes are done.
 func (in *instance) cleanLRU() {
 	depth := in.pool.opts.LRUScanDepth
 	st := in.stats.Stripe()
+	c := in.pool.cleaner
+	defer c.pending.Wait()
 	for range 2 * depth {
 		in.freeMu.Lock()
 		free := len(in.free)
@@ -97,11 +132,8 @@ func (in *instance) cleanLRU() {
 		case freed:
 			st.Add(cBatchEvict, 1)
 		case flush != nil:
-			err := in.flushVictim(flush, f, st, flushBatch)
-			in.unfix(flush)
-			if err != nil {
-				return
-			}
+			c.pending.Add(1)
+			c.writes <- cleanerWrite{in: in, pg: flush, f: f}
 		default:
 			return
 		}
