@@ -331,6 +331,7 @@ func (s *Store) Close() error {
 		return s.pool.Close()
 	}
 	if err := writeCatalog(s.path, s.catalog(), !s.opts.NoSync); err != nil {
+		err = errors.Join(err, s.pool.Abandon())
 		for _, t := range s.tables {
 			for _, p := range t.parts {
 				err = errors.Join(err, p.ts.Device().Close())

@@ -95,6 +95,7 @@ func TestPageCleanerSparesFixersTheirWrites(t *testing.T) {
 		return p.Stats().Sub(s0)
 	}
 	without, with := run(false), run(true)
+	require.Positive(t, without.SingleFlushes, "without a cleaner the creates must write victims, or this test shows nothing")
 	require.Zero(t, without.BatchFlushes+without.BatchEvicts)
 	require.Zero(t, with.SingleFlushes, "fixers wrote victims although the cleaner kept frames free")
 	require.Positive(t, with.BatchEvicts)
@@ -102,9 +103,11 @@ func TestPageCleanerSparesFixersTheirWrites(t *testing.T) {
 
 // Fixers, writers and the cleaner together, under -race, then Check.
 func TestPageCleanerStress(t *testing.T) {
-	p := newPool(t, Options{Bytes: 8 << 20, Instances: 2, PageCleaner: true, LRUScanDepth: 16})
+	// 512 frames an instance: above BUF_LRU_MIN_LEN + LRUScanDepth, so the
+	// cleaner has work.
+	p := newPool(t, Options{Bytes: 16 << 20, Instances: 2, PageCleaner: true, LRUScanDepth: 16})
 	testSpace(t, p, 1, 8192)
-	const pages = 900
+	const pages = 1800
 	createStamped(t, p, 1, pages)
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
@@ -140,7 +143,84 @@ func TestPageCleanerStress(t *testing.T) {
 	for err := range errs {
 		require.NoError(t, err)
 	}
+	p.wakeCleaner()
+	waitFree(t, p, 16)
 	require.Empty(t, p.Check())
-	require.NoError(t, p.Close())
 	require.Positive(t, p.Stats().BatchEvicts+p.Stats().BatchFlushes)
+	require.NoError(t, p.Close())
+}
+
+// withoutTicker leaves the cleaner to its wake-ups for the test.
+func withoutTicker(t *testing.T) {
+	old := cleanerInterval
+	cleanerInterval = time.Hour
+	t.Cleanup(func() { cleanerInterval = old })
+}
+
+// A fixer that finds the free list empty wakes the cleaner, which refills
+// it without waiting for its one-second round.
+func TestPageCleanerWokenByEmptyFreeList(t *testing.T) {
+	withoutTicker(t)
+	const depth = 32
+	p := newPool(t, Options{Bytes: 8 << 20, PageCleaner: true, LRUScanDepth: depth})
+	defer p.Close()
+	testSpace(t, p, 1, 0)
+	createStamped(t, p, 1, 600) // 512 frames: the free list runs dry
+	// Use up what the cleaner freed, then create once more on an empty
+	// free list.
+	no := uint32(601)
+	create := func() {
+		g, err := p.Create(ctx, PageID{1, no})
+		require.NoError(t, err)
+		stamp(t, &g, 1)
+		g.Release()
+		no++
+	}
+	for p.Stats().FreeLen > 0 {
+		create()
+	}
+	create()
+	waitFree(t, p, depth)
+	require.Positive(t, p.Stats().BatchEvicts)
+}
+
+// The cleaner leaves BUF_LRU_MIN_LEN pages in the LRU even when that
+// leaves fewer than LRUScanDepth frames free.
+func TestPageCleanerLeavesMinLRU(t *testing.T) {
+	withoutTicker(t)
+	p := newPool(t, Options{Bytes: 8 << 20, PageCleaner: true, LRUScanDepth: 1024})
+	defer p.Close()
+	testSpace(t, p, 1, 0)
+	createStamped(t, p, 1, 600)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p.wakeCleaner()
+		time.Sleep(20 * time.Millisecond)
+		s := p.Stats()
+		require.GreaterOrEqual(t, s.LRULen, lruMinLen, "the cleaner emptied the LRU below BUF_LRU_MIN_LEN")
+		if s.LRULen == lruMinLen {
+			require.Equal(t, s.Frames-lruMinLen, s.FreeLen)
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "the cleaner did not bring the LRU down to %d pages: %d", lruMinLen, s.LRULen)
+	}
+}
+
+// Abandon stops the cleaner and writes nothing.
+func TestPoolAbandon(t *testing.T) {
+	p := newPool(t, Options{Bytes: 8 << 20, PageCleaner: true, LRUScanDepth: 16})
+	testSpace(t, p, 1, 0)
+	createStamped(t, p, 1, 100)
+	w := p.Stats().Writes
+	require.NoError(t, p.Abandon())
+	select {
+	case <-p.cleaner.done:
+	default:
+		t.Fatal("Abandon returned with the cleaner running")
+	}
+	require.Equal(t, w, p.Stats().Writes)
+	_, err := p.Fix(ctx, PageID{1, 1}, Shared)
+	require.ErrorIs(t, err, ErrClosed)
+	require.ErrorIs(t, p.Abandon(), ErrClosed)
+	require.ErrorIs(t, p.Close(), ErrClosed)
 }

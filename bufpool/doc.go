@@ -118,15 +118,19 @@
 // Stats is a value snapshot (Sub gives the activity between two) of page
 // gets, hits on a frame, hits that decompressed, hits served by a zip
 // block without decompressing (FixZip, ZBLOB copies), reads, writes,
-// evictions of a frame or of a whole page, victim scan lengths, list lengths,
+// evictions of a frame or of a whole page, victim writes by fixers and by
+// the page cleaner, victim scan lengths, list lengths,
 // made-young counters, INNODB_CMPMEM per size and instance, lock statistics
 // and INNODB_CMP. Its String prints tables named after InnoDB's. Hot
 // counters are striped per P. Check returns every violated invariant.
 //
 // # Caveats
 //
-//   - There is no flush list, no page cleaner and no read-ahead: dirty pages
-//     are written by Flush, Close or the fixer that needs their frame.
+//   - There is no flush list and no read-ahead: dirty pages are written by
+//     Flush, Close, the fixer that needs their frame or, with PageCleaner,
+//     the page cleaner. The cleaner restarts its scan from the LRU tail for
+//     each victim and prefers clean pages within 100 of it, where InnoDB's
+//     batch walks the tail once, queueing dirty pages as it meets them.
 //   - The eviction heuristic's one-second intervals are rotated by the
 //     fixers that consult it, not by a master thread.
 //   - When no frame can be freed after 30 tries in a row, Fix returns

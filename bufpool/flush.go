@@ -20,7 +20,7 @@ func (in *instance) writePage(pg *Page, st stripe.Stripe) error {
 type flushKind uint8
 
 const (
-	flushAsked  flushKind = iota // Flush, Close, FlushSpace
+	flushAsked  flushKind = iota // Flush and Close
 	flushSingle                  // a fixer's dirty victim [buf_flush_single_page_from_LRU]
 	flushBatch                   // the page cleaner [buf_flush_LRU_list_batch]
 )
@@ -159,4 +159,16 @@ func (p *Pool) Close() error {
 		errs = append(errs, sp.ts.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// Abandon stops the pool's background work (the page cleaner) and refuses
+// fixes after, writing nothing and closing no tablespace: for a caller
+// that can no longer trust its files, as Store.Close when its catalog
+// cannot be written. It reports ErrClosed on a closed pool.
+func (p *Pool) Abandon() error {
+	if p.closed.Swap(true) {
+		return ErrClosed
+	}
+	p.stopCleaner()
+	return nil
 }

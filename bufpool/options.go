@@ -91,13 +91,15 @@ type Options struct {
 	// innodb_lru_scan_depth; 0 means 1024. With PageCleaner it is also
 	// the number of frames the cleaner keeps free in each instance.
 	LRUScanDepth int
-	// PageCleaner starts InnoDB's page cleaner: a goroutine that wakes
-	// every second, and whenever a fixer finds a free list empty, and
-	// frees pages from each instance's LRU tail, writing dirty ones first,
-	// until LRUScanDepth frames are free (cleaner.go). Off, as InnoDB
-	// before 5.6, a fixer that needs a frame frees, and if need be
+	// PageCleaner starts InnoDB 5.6+'s page cleaner: a goroutine that
+	// wakes every second, and whenever a fixer finds a free list empty,
+	// and frees pages from each instance's LRU tail, with four writers
+	// for the dirty ones, until LRUScanDepth frames are free or the LRU
+	// is down to 256 pages (BUF_LRU_MIN_LEN; an instance of fewer than
+	// LRUScanDepth + 256 frames is cleaned down to that floor every
+	// second). Off, every fixer that needs a frame frees, and if need be
 	// writes, its victim itself, holding whatever latches it holds. Close
-	// stops it.
+	// stops it; a pool never closed keeps its goroutines.
 	PageCleaner bool
 	// Policy builds the replacement policy of each instance for its number
 	// of frames. nil means InnoDB's midpoint LRU with OldPct and

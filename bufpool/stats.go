@@ -60,10 +60,13 @@ type Stats struct {
 	ZipCleanInserts uint64
 	ZipCleanSteps   uint64 // LRU nodes those walks visited
 	// SingleFlushes counts dirty victims a fixer wrote itself, holding
-	// whatever latches it held [buffer_LRU_single_flush_num_scan];
-	// BatchFlushes and BatchEvicts the pages the page cleaner wrote and
-	// freed [buffer_LRU_batch_flush_total_pages,
-	// buffer_LRU_batch_evict_total_pages].
+	// whatever latches it held [buf_flush_single_page_from_LRU];
+	// BatchFlushes the pages the page cleaner wrote
+	// [buffer_LRU_batch_flush_total_pages], BatchEvicts the frames and
+	// pages it freed, unzip_LRU frames and pages it had just written
+	// included (InnoDB's buffer_LRU_batch_evict_total_pages counts clean
+	// pages only). Scans, Scanned and ScanMax count the cleaner's victim
+	// searches with the fixers'.
 	SingleFlushes, BatchFlushes, BatchEvicts uint64
 
 	MadeYoung, NotMadeYoung uint64
