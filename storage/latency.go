@@ -2,6 +2,7 @@ package storage
 
 import (
 	"math/bits"
+	"sync/atomic"
 	"time"
 
 	"github.com/zipsim/zipsim/internal/stripe"
@@ -18,18 +19,20 @@ import (
 //
 // Time is modelled by sleeping, so that goroutines waiting on I/O really do
 // let others run, which is what turns a split holding the index lock into a
-// stall (research/targets.md, T6/T7). time.Sleep overshoots short sleeps:
-// measured on the development machine (Linux, Go 1.26, 2 vCPUs; 300 sleeps
-// each, and BenchmarkSleepOvershoot), a 20 µs sleep took about 1.06 ms
-// (overshoot ≈ 1.05 ms), a 100 µs sleep about 1.08 ms (overshoot ≈ 0.98 ms)
-// and a 1 ms sleep about 1.08 ms (overshoot ≈ 80 µs, p99 130 µs). When the
-// runtime has nothing else to run it waits for the next timer in epoll_wait,
-// whose timeout is in whole milliseconds (runtime/netpoll_epoll.go rounds
-// anything under 1 ms up to 1 ms), so a model of an NVMe read is felt as a
-// ~1 ms wait unless other goroutines keep the scheduler busy. Latency.Stats
-// reports both the modelled wait and the real time slept so a report can
-// show the difference; inject a different Sleep (a spin-wait, or a virtual
-// clock) where that matters.
+// stall (research/targets.md, T6/T7). time.Sleep alone overshoots short
+// sleeps: measured on the development machine (Linux, Go 1.26, 2 vCPUs;
+// 300 sleeps each, and BenchmarkSleepOvershoot with pump=off), a 20 µs
+// sleep took about 1.06 ms, a 100 µs sleep about 1.08 ms and a 1 ms sleep
+// about 1.08 ms. When the runtime has nothing else to run it waits for the
+// next timer in epoll_wait, whose timeout is in whole milliseconds
+// (runtime/netpoll_epoll.go rounds anything under 1 ms up to 1 ms), so a
+// model of an NVMe read is felt as a ~1 ms wait unless other goroutines
+// keep the scheduler busy, and gets faster as they do. A device whose
+// model has sub-millisecond operations therefore runs the timer pump
+// (timerpump.go) while it is open. Latency.Stats reports both the modelled
+// wait and the real time slept so a report can show the difference;
+// inject a different Sleep (a recorder, or a virtual clock) where that
+// matters.
 type LatencyModel struct {
 	Read  time.Duration // fixed cost of a read (seek, command, flash read)
 	Write time.Duration // fixed cost of a write
@@ -110,18 +113,25 @@ func (s LatencyStats) Sub(o LatencyStats) LatencyStats {
 // LatencyModel says, by sleeping while holding one of QueueDepth slots. The
 // wrapped device does the real work. Size and Allocated take no time.
 type Latency struct {
-	dev   Device
-	m     LatencyModel
-	sleep func(time.Duration)
-	sem   chan struct{}
-	stats *stripe.Counters
+	dev    Device
+	m      LatencyModel
+	sleep  func(time.Duration)
+	sem    chan struct{}
+	stats  *stripe.Counters
+	pumped atomic.Bool // holds a use of the timer pump until Close
 }
 
-// WithLatency wraps d with the model m.
+// WithLatency wraps d with the model m. When m sleeps less than a
+// millisecond with time.Sleep, the device runs the timer pump
+// (timerpump.go) until Close.
 func WithLatency(d Device, m LatencyModel) *Latency {
 	l := &Latency{dev: d, m: m, sleep: m.Sleep, stats: stripe.New(lcCount)}
 	if l.sleep == nil {
 		l.sleep = time.Sleep
+	}
+	if needsPump(m) {
+		pumpStart()
+		l.pumped.Store(true)
 	}
 	if m.QueueDepth > 0 {
 		l.sem = make(chan struct{}, m.QueueDepth)
@@ -230,7 +240,12 @@ func (l *Latency) Size() int64 { return l.dev.Size() }
 func (l *Latency) Allocated() int64 { return l.dev.Allocated() }
 
 // Close closes the wrapped device; it takes no modelled time.
-func (l *Latency) Close() error { return l.dev.Close() }
+func (l *Latency) Close() error {
+	if l.pumped.Swap(false) {
+		pumpStop()
+	}
+	return l.dev.Close()
+}
 
 // Stats returns a snapshot of the counters.
 func (l *Latency) Stats() LatencyStats {
