@@ -40,6 +40,7 @@ type Config struct {
 	Locking            string        `json:"locking"`              // "split" (8.0) or "legacy" (5.1); "" means split
 	Partitions         int           `json:"partitions"`           // hash partitions per table; 0 means none
 	IOLatency          time.Duration `json:"io_latency"`           // simulated read latency per page; 0 means the OS cache (no model)
+	NoTimerPump        bool          `json:"no_timer_pump"`        // sleep the IO latency with time.Sleep alone, without storage's timer pump
 	PadDisabled        bool          `json:"pad_disabled"`         // turn adaptive padding off
 	Frames             string        `json:"frames"`               // "arena" (preallocated, the default) or "per-miss" (a Go allocation per frame taken)
 	LogCompressedPages bool          `json:"log_compressed_pages"` // innodb_log_compressed_pages=ON (5.6/5.7's default); off is MariaDB's insert path

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/zipsim/zipsim"
 	"github.com/zipsim/zipsim/btree"
@@ -51,6 +52,9 @@ func (c Config) StoreOptions(dataBytes int64) (zipsim.Options, error) {
 	}
 	if c.IOLatency > 0 {
 		o.Latency = &storage.LatencyModel{Read: c.IOLatency, Write: c.IOLatency}
+		if c.NoTimerPump {
+			o.Latency.Sleep = time.Sleep // an injected Sleep runs without the pump
+		}
 	}
 	return o, nil
 }

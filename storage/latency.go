@@ -182,7 +182,11 @@ func (l *Latency) acquire(s stripe.Stripe) {
 func (l *Latency) wait(s stripe.Stripe, d time.Duration) {
 	if d > 0 {
 		start := time.Now()
-		l.sleep(d)
+		if l.pumped.Load() {
+			pumpedSleep(l.sleep, d)
+		} else {
+			l.sleep(d)
+		}
 		s.Add(lcSlept, uint64(time.Since(start)))
 		s.Add(lcModelled, uint64(d))
 	}

@@ -131,6 +131,7 @@ func TestLatencyRealSleep(t *testing.T) {
 	s := l.Stats()
 	require.GreaterOrEqual(t, s.Slept, 200*time.Microsecond)
 	require.Equal(t, 200*time.Microsecond, s.Modelled)
+	require.NoError(t, l.Close())
 }
 
 func TestLatencyPresets(t *testing.T) {
@@ -143,6 +144,7 @@ func TestLatencyPresets(t *testing.T) {
 	require.Zero(t, PageCache.QueueDepth)
 	l := WithLatency(mustMemory(t), NVMe)
 	require.Equal(t, 80*time.Microsecond+5461*time.Nanosecond, l.m.Read+l.transfer(16384))
+	require.NoError(t, l.Close())
 }
 
 // TestLatencyTransferExact: transfer times are exact integer arithmetic for
@@ -184,9 +186,13 @@ func BenchmarkSleepOvershoot(b *testing.B) {
 				}
 				var over time.Duration
 				n := 0
+				sleep := time.Sleep
+				if on {
+					sleep = func(d time.Duration) { pumpedSleep(time.Sleep, d) }
+				}
 				for b.Loop() {
 					start := time.Now()
-					time.Sleep(d)
+					sleep(d)
 					over += time.Since(start) - d
 					n++
 				}

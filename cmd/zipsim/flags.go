@@ -254,6 +254,7 @@ var knobs = []knob{
 	{name: "instances", usage: "buffer pool instances (default 1, or 8 from 1G)", field: func(c *sim.Config) any { return &c.Instances }},
 	{name: "locking", usage: "buffer pool locking: split (8.0, per instance), legacy (5.1 plugin, pool-wide mutexes) or global (5.1 builtin: legacy plus the pool mutex on every page fix)", field: func(c *sim.Config) any { return &c.Locking }},
 	{name: "io", usage: "simulated read and write latency per page (100us); 0 is the OS cache", field: func(c *sim.Config) any { return &c.IOLatency }},
+	{name: "no-timer-pump", usage: "sleep --io latencies with time.Sleep alone: no timer pump, so sub-millisecond sleeps last about 1 ms while the process idles, less when it is busy", field: func(c *sim.Config) any { return &c.NoTimerPump }},
 	{name: "no-pad", usage: "turn adaptive padding of compressed pages off", field: func(c *sim.Config) any { return &c.PadDisabled }},
 	{name: "frames", usage: "frame memory: arena (preallocated, off the Go heap) or per-miss (an allocation per frame taken)", field: func(c *sim.Config) any { return &c.Frames }},
 	{name: "log-compressed-pages", usage: "innodb_log_compressed_pages=ON (MySQL 5.6/5.7): a full modification log does not reorganize the page before the insert", field: func(c *sim.Config) any { return &c.LogCompressedPages }},
