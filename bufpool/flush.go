@@ -161,10 +161,11 @@ func (p *Pool) Close() error {
 	return errors.Join(errs...)
 }
 
-// Abandon stops the pool's background work (the page cleaner) and refuses
-// fixes after, writing nothing and closing no tablespace: for a caller
-// that can no longer trust its files, as Store.Close when its catalog
-// cannot be written. It reports ErrClosed on a closed pool.
+// Abandon stops the pool's background work (the page cleaner, whose
+// writes already in flight finish first) and refuses fixes after,
+// flushing nothing and closing no tablespace: for a caller that can no
+// longer trust its files, as Store.Close when its catalog cannot be
+// written. It reports ErrClosed on a closed pool.
 func (p *Pool) Abandon() error {
 	if p.closed.Swap(true) {
 		return ErrClosed

@@ -123,10 +123,10 @@ func runT9(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		rep := r.rep
 		cmp := rep.Metrics.Pool.CMP.Total()
 		out.Notef("%s: RSS before the store %.1f MiB, peak %.1f MiB (%.2f × cache over before, %.2f whole); Go Sys peak %.1f MiB (%.2f × cache over before); "+
-			"GC CPU %.1f%% of 2 cores, %d GCs; %.0f B and %.1f allocations per request; %.0f QPS, %.2f page reads and %.2f decompressions per request",
+			"GC CPU %.1f%% of %d cores, %d GCs; %.0f B and %.1f allocations per request; %.0f QPS, %.2f page reads and %.2f decompressions per request",
 			r.mode.name, float64(r.pre.rss)/(1<<20), float64(rep.Memory.PeakRSS)/(1<<20), (float64(rep.Memory.PeakRSS)-float64(r.pre.rss))/pool, float64(rep.Memory.PeakRSS)/pool,
 			float64(rep.Memory.PeakSys)/(1<<20), (float64(rep.Memory.PeakSys)-float64(r.pre.ms.Sys))/pool,
-			100*rep.Memory.GCCPUFraction, rep.Memory.NumGC, rep.Memory.BytesPerEvent, rep.Memory.AllocsPerEvent,
+			100*rep.Memory.GCCPUFraction, runtime.GOMAXPROCS(0), rep.Memory.NumGC, rep.Memory.BytesPerEvent, rep.Memory.AllocsPerEvent,
 			rep.Totals.QPS, t679Ratio(float64(rep.Metrics.Pool.Reads), float64(rep.Totals.Events)), t679Ratio(float64(cmp.UncompressOps), float64(rep.Totals.Events)))
 		out.Notef("%s by interval: (RSS − before)/cache %s; (Sys − before)/cache %s; GC CPU %s", r.mode.name,
 			t679Fmt(r.grow, "%.2f"), t679Fmt(r.sys, "%.2f"), t679Fmt(r.gcs, "%.3f"))
