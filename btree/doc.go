@@ -90,6 +90,12 @@
 //     grandparent's pointer. Node pages are a few bytes smaller for it.
 //   - Delete removes the record at once (InnoDB's purge of a delete-marked
 //     record): there is no MVCC.
+//   - The adaptive hash index keeps bounded guesses checked against the
+//     page instead of InnoDB's chained entries, which
+//     btr_search_drop_page_hash_index deletes whenever a page changes,
+//     leaves the pool or is freed; only Get and View use it and feed it
+//     (InnoDB also positions cursors and BTR_MODIFY_LEAF searches with
+//     it), and its SearchesBTree counts point reads only.
 //   - Pages merge only with siblings under the same parent; InnoDB also
 //     merges across parents, rewriting the grandparent's node pointer. An
 //     empty page that cannot merge is discarded.
