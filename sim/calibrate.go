@@ -323,3 +323,64 @@ func verdict(ok bool) string {
 	}
 	return "MISS"
 }
+
+//go:embed calibration/mariadb-10.11.19-t1.tsv
+var mariadbT1Results []byte
+
+// MariaDBT1Run is one measured round of sim/calibration/mariadb_t1.sh:
+// sysbench oltp_read_only on MariaDB 10.11.19 in T1's shape (4 tables of
+// 125,000 rows, 8 threads, uniform ids), DYNAMIC (u) or KEY_BLOCK_SIZE=8
+// (c), in a pool 1.25× (tight) or 1.7× (control) the u clustered indexes.
+type MariaDBT1Run struct {
+	Format, Pool          string // "u" or "c"; "tight" or "control"
+	PoolBytes, WorkingSet int64  // innodb_buffer_pool_size; the DYNAMIC PRIMARY indexes' size
+	Round                 int
+	TPS                   float64
+	CPUPerTxn             time.Duration // mariadbd's utime+stime over the round's transactions
+	UncompressPerTxn      float64       // INNODB_CMP uncompress_ops
+	ReadsPerTxn           float64       // Innodb_buffer_pool_reads
+}
+
+// MariaDBT1Figures returns what mariadb_t1.sh measured on this project's
+// 2-core machine on 2026-11-30, in the script's order.
+func MariaDBT1Figures() ([]MariaDBT1Run, error) {
+	return parseMariaDBT1(bytes.NewReader(mariadbT1Results))
+}
+
+// parseMariaDBT1 reads mariadb_t1.sh's table: a header line, then format,
+// pool, pool bytes, working set, round, TPS, CPU µs, decompressions and
+// reads a transaction.
+func parseMariaDBT1(in io.Reader) ([]MariaDBT1Run, error) {
+	var out []MariaDBT1Run
+	sc := bufio.NewScanner(in)
+	for line := 1; sc.Scan(); line++ {
+		f := strings.Split(sc.Text(), "\t")
+		if line == 1 {
+			continue
+		}
+		if len(f) != 9 {
+			return nil, fmt.Errorf("sim: MariaDB T1 results line %d: %d fields, want 9", line, len(f))
+		}
+		r := MariaDBT1Run{Format: f[0], Pool: f[1]}
+		var cpuUS float64
+		var err error
+		ints := []*int64{&r.PoolBytes, &r.WorkingSet}
+		for i, p := range ints {
+			if *p, err = strconv.ParseInt(f[2+i], 10, 64); err != nil {
+				return nil, fmt.Errorf("sim: MariaDB T1 results line %d field %d: %w", line, 3+i, err)
+			}
+		}
+		if r.Round, err = strconv.Atoi(f[4]); err != nil {
+			return nil, fmt.Errorf("sim: MariaDB T1 results line %d round: %w", line, err)
+		}
+		floats := []*float64{&r.TPS, &cpuUS, &r.UncompressPerTxn, &r.ReadsPerTxn}
+		for i, p := range floats {
+			if *p, err = strconv.ParseFloat(f[5+i], 64); err != nil {
+				return nil, fmt.Errorf("sim: MariaDB T1 results line %d field %d: %w", line, 6+i, err)
+			}
+		}
+		r.CPUPerTxn = time.Duration(cpuUS * float64(time.Microsecond))
+		out = append(out, r)
+	}
+	return out, sc.Err()
+}

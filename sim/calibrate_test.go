@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -96,4 +97,37 @@ func TestWriteCalibrationVerdicts(t *testing.T) {
 			require.Contains(t, b.String(), map[bool]string{true: "within 15%", false: "MISS"}[c.want], c.name)
 		}
 	}
+}
+
+func TestMariaDBT1Figures(t *testing.T) {
+	runs, err := MariaDBT1Figures()
+	require.NoError(t, err)
+	require.Len(t, runs, 8, "u and c, tight and control, two rounds each")
+	for _, r := range runs {
+		require.Contains(t, []string{"u", "c"}, r.Format)
+		require.Contains(t, []string{"tight", "control"}, r.Pool)
+		require.Positive(t, r.TPS)
+		require.Positive(t, r.CPUPerTxn)
+		require.Greater(t, r.PoolBytes, r.WorkingSet, "u fits both pools")
+		if r.Format == "u" {
+			require.Zero(t, r.UncompressPerTxn)
+		}
+	}
+	require.Equal(t, "u", runs[0].Format)
+	require.Equal(t, "tight", runs[0].Pool)
+	require.InDelta(t, 4737.05, runs[0].TPS, 0.001)
+	require.Equal(t, 313*time.Microsecond, runs[0].CPUPerTxn)
+
+	note := t1MariaDB(runs)
+	require.Contains(t, note, "tight pool (138 MiB, u working set 110 MiB) c/u 0.30 0.35 by round")
+	require.Contains(t, note, "control pool (188 MiB, u working set 110 MiB) c/u 0.67 0.90 by round")
+	require.Contains(t, note, "9.4 decompressions and 0.19 reads a transaction, about 80 us of CPU a decompression)")
+	require.True(t, strings.HasSuffix(note, "0.1 decompressions and 0.01 reads a transaction)"), "too few decompressions in the control pool to price one: %s", note)
+
+	_, err = parseMariaDBT1(strings.NewReader("header\nu\ttight\t1\n"))
+	require.ErrorContains(t, err, "line 2: 3 fields")
+	_, err = parseMariaDBT1(strings.NewReader("header\nu\ttight\t1\t2\tx\t1\t1\t0\t0\n"))
+	require.ErrorContains(t, err, "round")
+	_, err = parseMariaDBT1(strings.NewReader("header\nu\ttight\t1\t2\t1\t1\tfast\t0\t0\n"))
+	require.ErrorContains(t, err, "field 7")
 }

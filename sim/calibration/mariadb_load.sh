@@ -14,20 +14,7 @@ OUT=${2:-results.tsv}
 DIR=${DIR:-$(mktemp -d -t zipsim-calib.XXXXXX)}
 BP=${BP:-1G}
 mkdir -p "$DIR"
-SOCK=$DIR/mysqld.sock
-start() {
-  rm -rf "$DIR/data"; mkdir -p "$DIR/data"
-  mariadb-install-db --no-defaults --datadir="$DIR/data" --user=root >/dev/null 2>&1
-  mariadbd --no-defaults --datadir="$DIR/data" --socket="$SOCK" --skip-networking --user=root \
-    --innodb-buffer-pool-size="$1" --innodb-file-per-table=1 --innodb-read-only-compressed=OFF \
-    --innodb-cmp-per-index-enabled=ON --innodb-flush-log-at-trx-commit=2 --innodb-doublewrite=0 \
-    --innodb-log-file-size=512M --skip-log-bin --max-connections=200 >"$DIR/err.log" 2>&1 &
-  echo $! > "$DIR/pid"
-  for i in $(seq 60); do mariadb --socket="$SOCK" -uroot -e 'select 1' >/dev/null 2>&1 && return 0; sleep 1; done
-  echo "server did not start"; cat "$DIR/err.log"; exit 1
-}
-stop() { mariadb-admin --socket="$SOCK" -uroot shutdown >/dev/null 2>&1; sleep 2; }
-q() { mariadb --socket="$SOCK" -uroot -N -B -e "$1"; }
+. "$(dirname "$0")/mariadb_server.sh"
 cat > "$DIR/sb.lua" <<'LUA'
 mysql_table_options = os.getenv("SB_TABLE_OPTIONS") or ""
 dofile("/usr/share/sysbench/" .. (os.getenv("SB_SCRIPT") or "oltp_read_only") .. ".lua")
