@@ -68,3 +68,18 @@ func TestT679Plots(t *testing.T) {
 	require.True(t, strings.HasPrefix(t679Fmt([]float64{1.234}, "%.1f"), "1.2"))
 	require.InDelta(t, 69, t9ReadPct(), 1)
 }
+
+func TestT7Partitions32(t *testing.T) {
+	l := func(name string, rows int64, wall time.Duration, util float64) t7Load {
+		return t7Load{name: name, rowsPerSec: float64(rows) / wall.Seconds(),
+			load: LoadResult{Rows: rows, Wall: wall, CPUUtil: util, CPU: time.Duration(util * 2 * float64(wall))}}
+	}
+	// p32 keeps 98% of two cores busy where p1 kept 89%, but spends a
+	// third more CPU per row: 0.8 of p1's rate, and at most 1/0.89.
+	p1 := l("cached c p1", 1000, time.Second, 0.89)
+	p32 := l("cached c p32", 1000, 1237*time.Millisecond, 0.98)
+	s := t7Partitions32(p1, p32)
+	require.Contains(t, s, "c p32/p1 0.81 = cores kept busy 89% → 98% (×1.10)")
+	require.Contains(t, s, "CPU per row 1780.0 → 2424.5 µs (÷1.36)")
+	require.Contains(t, s, "at most 1.12")
+}

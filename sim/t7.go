@@ -104,6 +104,9 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		out.Notef("%s ratios: c p32/p1 %.2f, u p32/p1 %.2f, c/u p1 %.2f, c/u p32 %.2f, index-lock wait share c-p1/u-p1 %.2f",
 			strings.SplitN(u1.name, " ", 2)[0], t679Ratio(c32.rowsPerSec, c1.rowsPerSec), t679Ratio(u32.rowsPerSec, u1.rowsPerSec),
 			t679Ratio(c1.rowsPerSec, u1.rowsPerSec), t679Ratio(c32.rowsPerSec, u32.rowsPerSec), t679Ratio(c1.idxShare, u1.idxShare))
+		for _, pair := range [][2]t7Load{{c1, c32}, {u1, u32}} {
+			out.Notef("%s", t7Partitions32(pair[0], pair[1]))
+		}
 	}
 	out.Notef("cached c p1 with zlib_reuse=off (zlib state built per page compression and decompression, about 1 MiB for each zlib:6 compression): rows/s %s, fastest kept",
 		t679Fmt(noReuseAll, "%.0f"))
@@ -186,4 +189,20 @@ func plotT7(path string, cached, io []t7Load) error {
 	p.Y.Min = 0
 	p.Y.Max = hi * 1.3
 	return savePlot(p, path)
+}
+
+// t7Partitions32 splits a p32/p1 load-rate ratio into the share of the
+// cores each load kept busy and the CPU each spent per row. Partitions
+// can only speed a load up by letting loaders that waited on one index
+// lock use idle cores, so p1's CPU utilisation bounds the gain: at 89% of
+// the cores it is 1/0.89 = 1.12, whatever the locks.
+func t7Partitions32(p1, p32 t7Load) string {
+	cpuPerRow := func(l t7Load) float64 {
+		return t679Ratio(float64(l.load.CPU), float64(l.load.Rows))
+	}
+	return fmt.Sprintf("%s p32/p1 %.2f = cores kept busy %.0f%% → %.0f%% (×%.2f) × CPU per row %.1f → %.1f µs (÷%.2f); at p1's CPU per row, all cores busy would give at most %.2f",
+		strings.SplitN(p1.name, " ", 3)[1], t679Ratio(p32.rowsPerSec, p1.rowsPerSec),
+		100*p1.load.CPUUtil, 100*p32.load.CPUUtil, t679Ratio(p32.load.CPUUtil, p1.load.CPUUtil),
+		cpuPerRow(p1)/1e3, cpuPerRow(p32)/1e3, t679Ratio(cpuPerRow(p32), cpuPerRow(p1)),
+		t679Ratio(1, p1.load.CPUUtil))
 }
