@@ -44,6 +44,11 @@ type Index struct {
 	pad      padding
 	ctr      *stripe.Counters
 	scratch  sync.Pool // page-size buffers for reorganizations
+	// A pessimistic operation's path from the root and a merge's
+	// separator keys, reused under lock held exclusively so that splits
+	// and merges allocate nothing in steady state.
+	xPath []uint32
+	xSeps [2][]byte
 	// The adaptive hash index's part, seed and btr_search_info's
 	// n_hash_potential, which counts found keys up to the build limit.
 	hashPart      *hashPart

@@ -137,7 +137,12 @@ func (ix *Index) leafWrite(ctx context.Context, key, value []byte,
 // to change it must run to its end, as an InnoDB mini-transaction does, so
 // cancellation is checked before it starts (by the caller's ctx.Err())
 // and not after.
-func modifyTree(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
+func modifyTree(ctx context.Context) context.Context {
+	if ctx.Done() == nil {
+		return ctx // never cancelled: no wrapper to allocate
+	}
+	return context.WithoutCancel(ctx)
+}
 
 func (ix *Index) countInsert(r page.Record, st stripe.Stripe) {
 	st.Add(cInserts, 1)
@@ -250,10 +255,11 @@ type leafPos struct {
 // seekLeafX latches key's leaf exclusively with the index lock held
 // exclusively [btr_cur_search_to_nth_level, BTR_MODIFY_TREE].
 func (ix *Index) seekLeafX(ctx context.Context, key []byte) (leafPos, error) {
-	path, err := ix.path(ctx, key, 0)
+	path, err := ix.path(ctx, ix.xPath[:0], key, 0)
 	if err != nil {
 		return leafPos{}, err
 	}
+	ix.xPath = path[:0]
 	g, err := ix.fix(ctx, path[len(path)-1], bufpool.Exclusive)
 	if err != nil {
 		return leafPos{}, err
@@ -271,14 +277,13 @@ func (ix *Index) errNotFound(key []byte) error {
 	return fmt.Errorf("%w: %x in index %q", ErrNotFound, key, ix.o.Name)
 }
 
-// path returns the page numbers from the root down to the page at level
-// whose range holds key. The caller holds the index lock exclusively, so
-// the pages are not latched across levels.
-func (ix *Index) path(ctx context.Context, key []byte, level int) ([]uint32, error) {
-	h := int(ix.height.Load())
-	path := make([]uint32, 0, h)
+// path appends to dst the page numbers from the root down to the page at
+// level whose range holds key. The caller holds the index lock
+// exclusively, so the pages are not latched across levels.
+func (ix *Index) path(ctx context.Context, dst []uint32, key []byte, level int) ([]uint32, error) {
+	path := dst
 	pageNo := ix.root
-	for l := h - 1; ; l-- {
+	for l := int(ix.height.Load()) - 1; ; l-- {
 		path = append(path, pageNo)
 		if l == level {
 			return path, nil

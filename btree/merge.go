@@ -42,15 +42,19 @@ func (ix *Index) compressIfUseful(ctx context.Context, path []uint32, level int,
 	i := childSlot(pp, pageNo)
 	// A node page's slot 0 holds the empty key: merging gives it the
 	// separator its parent keeps for it.
+	// The separators live in xSeps: a level's merge is done with them
+	// before compressIfUseful moves on to the level above.
 	var left, right uint32 = page.FilNull, page.FilNull
 	var sepPage, sepRight []byte
 	if i > 0 {
 		left = pp.Child(i - 1)
-		sepPage = append(sepPage, pp.Key(i)...)
+		sepPage = append(ix.xSeps[0][:0], pp.Key(i)...)
+		ix.xSeps[0] = sepPage
 	}
 	if i >= 0 && i+1 < pp.NRecs() {
 		right = pp.Child(i + 1)
-		sepRight = append(sepRight, pp.Key(i+1)...)
+		sepRight = append(ix.xSeps[1][:0], pp.Key(i+1)...)
+		ix.xSeps[1] = sepRight
 	}
 	pg.Release()
 	if i < 0 {

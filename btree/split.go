@@ -153,7 +153,7 @@ func (ix *Index) splitAndInsert(ctx context.Context, path []uint32, level int, r
 		if iter > 0 {
 			st.Add(cSplitIterations, 1)
 			var err error
-			if path, err = ix.path(ctx, r.Key, level); err != nil {
+			if path, err = ix.path(ctx, nil, r.Key, level); err != nil {
 				return err
 			}
 		}

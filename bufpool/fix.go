@@ -332,7 +332,7 @@ func (in *instance) read(ctx context.Context, id PageID, mode Mode, st stripe.St
 		in.lruMu.Unlock()
 		in.releaseDesc(pg)
 		if create {
-			return Guard{}, fmt.Errorf("%w: %v", ErrExists, id)
+			return Guard{}, ErrExists // expected by callers that reuse page numbers: not wrapped, so it costs no allocation
 		}
 		return Guard{}, errRetry
 	}
