@@ -147,9 +147,13 @@ func (t *Table) Options() TableOptions { return cloneOptions(t.opts) }
 // sync.Pool, so steady-state calls allocate nothing for it.
 type work struct {
 	key, val, old, sec, sec2, part []byte
-	row                            Row
-	arena                          []byte // keys and values the undo log refers to
-	undo                           []undoStep
+	row                            Row // a scan's or a read's row
+	// oldRow is the stored row a write replaces, decoded only in the
+	// columns secondary indexes hold: apart from row, so that decoding it
+	// never drops the byte buffers row keeps for the columns it skips.
+	oldRow Row
+	arena  []byte // keys and values the undo log refers to
+	undo   []undoStep
 	// Off-page columns: the pool access, which columns move, their
 	// references, the chains this call wrote, a value read back.
 	bs          blobStore
@@ -355,11 +359,11 @@ func (t *Table) decodeRow(row Row, key, val []byte, ext *blobStore, need []bool)
 }
 
 // oldRow decodes the columns of the stored clustered record (key, old)
-// that secondary indexes hold into w.row, as copies, for working out its
-// secondary entries; off-page ones are read through w.bs.
+// that secondary indexes hold into w.oldRow, as copies, for working out
+// its secondary entries; off-page ones are read through w.bs.
 func (t *Table) oldRow(w *work, key, old []byte) error {
-	w.row = sizeRow(w.row, len(t.sch.cols))
-	return t.decodeRow(w.row, key, old, &w.bs, t.sch.secCols)
+	w.oldRow = sizeRow(w.oldRow, len(t.sch.cols))
+	return t.decodeRow(w.oldRow, key, old, &w.bs, t.sch.secCols)
 }
 
 // Update replaces the row with row's primary key by row
@@ -401,7 +405,7 @@ func (t *Table) Update(ctx context.Context, row Row) error {
 	w.log(undoUpdate, 0, w.key, w.old)
 	for i := 1; i < len(p.indexes); i++ {
 		x := &s.indexes[i]
-		w.sec = s.appendKey(w.sec[:0], x, w.row)
+		w.sec = s.appendKey(w.sec[:0], x, w.oldRow)
 		w.sec2 = s.appendKey(w.sec2[:0], x, row)
 		if bytes.Equal(w.sec, w.sec2) {
 			continue
@@ -446,7 +450,7 @@ func (t *Table) Delete(ctx context.Context, pk ...Value) error {
 	}
 	w.log(undoInsert, 0, w.key, w.old)
 	for i := 1; i < len(p.indexes); i++ {
-		w.sec = s.appendKey(w.sec[:0], &s.indexes[i], w.row)
+		w.sec = s.appendKey(w.sec[:0], &s.indexes[i], w.oldRow)
 		if err := p.indexes[i].Delete(ctx, w.sec); err != nil {
 			return t.rollback(ctx, p, w, "delete from index "+s.indexes[i].name, err)
 		}

@@ -10,15 +10,16 @@ import (
 	"testing"
 )
 
-// TestZeroAllocsSysbench checks that sysbench's read events allocate
-// nothing in steady state: the workload reuses its rows and buffers, and
-// the store's reads allocate nothing.
+// TestZeroAllocsSysbench checks that sysbench's events allocate nothing in
+// steady state: the workload reuses its rows and buffers, the store's
+// reads allocate nothing, and its writes reuse their scratch, including
+// the pessimistic deletes and merges read-write events cause.
 func TestZeroAllocsSysbench(t *testing.T) {
 	c := Config{Seed: 4, Sysbench: SysbenchConfig{Tables: 2, Rows: 2000}}
 	s, st := sbSetup(t, c)
 	ctx := context.Background()
 	rec := newSbCounter()
-	for _, ev := range []string{"oltp_point_select", "oltp_read_only"} {
+	for _, ev := range []string{"oltp_point_select", "oltp_read_only", "oltp_read_write"} {
 		s.sb.Event = ev
 		w, err := s.Worker(st, 0)
 		if err != nil {
