@@ -482,3 +482,41 @@ func TestSysbenchKIndexBuild(t *testing.T) {
 		})
 	}
 }
+
+// TestSysbenchDeleteInsertKeepsLeaves runs sysbench's DELETE + INSERT of
+// one id on packed KBS=16 leaves. InnoDB delete-marks the record and the
+// INSERT updates it in place, so the PRIMARY tree neither splits nor
+// merges; deleting and re-inserting the record instead split a packed
+// leaf on the insert and merged the halves back on the next delete.
+func TestSysbenchDeleteInsertKeepsLeaves(t *testing.T) {
+	c := Config{Seed: 5, KBS: 16, Sysbench: SysbenchConfig{Tables: 1, Rows: 4000, DataStyle: "legacy04", Dist: "uniform"}}
+	s, st := sbSetup(t, c)
+	ctx := context.Background()
+	s.sb.Event = "oltp_write_only"
+	w, err := s.Worker(st, 0)
+	require.NoError(t, err)
+	before := primaryStats(t, st)
+	rec := newSbCounter()
+	for range 2000 {
+		require.NoError(t, w.Next(ctx, rec))
+	}
+	d := primaryStats(t, st).Sub(before)
+	require.Positive(t, d.Updates, "the pairs ran as updates")
+	require.Zero(t, d.Splits(), "PRIMARY splits")
+	require.Zero(t, d.Merges, "PRIMARY merges")
+	require.Zero(t, d.Deletes, "PRIMARY deletes")
+	n := 0
+	require.NoError(t, st.Table("sbtest1").Scan(ctx, nil, nil, false, func(zipsim.Row) bool { n++; return true }))
+	require.Equal(t, 4000, n, "every id is still there")
+}
+
+func primaryStats(t *testing.T, st *zipsim.Store) btree.Stats {
+	t.Helper()
+	for _, m := range st.Metrics().Indexes {
+		if m.Table == "sbtest1" && m.Index == "PRIMARY" {
+			return m.BTree
+		}
+	}
+	t.Fatal("no sbtest1 PRIMARY in the metrics")
+	return btree.Stats{}
+}
