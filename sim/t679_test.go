@@ -79,7 +79,7 @@ func TestT7Partitions32(t *testing.T) {
 	p1 := l("cached c p1", 1000, time.Second, 0.89)
 	p32 := l("cached c p32", 1000, 1237*time.Millisecond, 0.98)
 	s := t7Partitions32(p1, p32)
-	require.Contains(t, s, "c p32/p1 0.81 = cores kept busy 89% → 98% (×1.10)")
+	require.Contains(t, s, "cached c p32/p1 0.81 = cores kept busy 89% → 98% (×1.10)")
 	require.Contains(t, s, "CPU per row 1780.0 → 2424.5 µs (÷1.36)")
 	require.Contains(t, s, "at most 1.12")
 }

@@ -201,7 +201,7 @@ func t7Partitions32(p1, p32 t7Load) string {
 		return t679Ratio(float64(l.load.CPU), float64(l.load.Rows))
 	}
 	return fmt.Sprintf("%s p32/p1 %.2f = cores kept busy %.0f%% → %.0f%% (×%.2f) × CPU per row %.1f → %.1f µs (÷%.2f); at p1's CPU per row, all cores busy would give at most %.2f",
-		strings.SplitN(p1.name, " ", 3)[1], t679Ratio(p32.rowsPerSec, p1.rowsPerSec),
+		strings.Join(strings.SplitN(p1.name, " ", 3)[:2], " "), t679Ratio(p32.rowsPerSec, p1.rowsPerSec),
 		100*p1.load.CPUUtil, 100*p32.load.CPUUtil, t679Ratio(p32.load.CPUUtil, p1.load.CPUUtil),
 		cpuPerRow(p1)/1e3, cpuPerRow(p32)/1e3, t679Ratio(cpuPerRow(p32), cpuPerRow(p1)),
 		t679Ratio(1, p1.load.CPUUtil))
