@@ -137,12 +137,7 @@ func (ix *Index) leafWrite(ctx context.Context, key, value []byte,
 // to change it must run to its end, as an InnoDB mini-transaction does, so
 // cancellation is checked before it starts (by the caller's ctx.Err())
 // and not after.
-func modifyTree(ctx context.Context) context.Context {
-	if ctx.Done() == nil {
-		return ctx // never cancelled: no wrapper to allocate
-	}
-	return context.WithoutCancel(ctx)
-}
+func modifyTree(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 func (ix *Index) countInsert(r page.Record, st stripe.Stripe) {
 	st.Add(cInserts, 1)
