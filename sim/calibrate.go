@@ -339,6 +339,11 @@ type MariaDBT1Run struct {
 	CPUPerTxn             time.Duration // mariadbd's utime+stime over the round's transactions
 	UncompressPerTxn      float64       // INNODB_CMP uncompress_ops
 	ReadsPerTxn           float64       // Innodb_buffer_pool_reads
+	// The pool's lists at the round's end (SHOW ENGINE INNODB STATUS), in
+	// pages: its size in frames, free frames, pages in the LRU, and the
+	// LRU and unzip_LRU lengths (unzip_LRU: compressed pages that also
+	// hold a frame).
+	PoolPages, FreeBuffers, DatabasePages, LRULen, UnzipLRULen int64
 }
 
 // MariaDBT1Figures returns what mariadb_t1.sh measured on this project's
@@ -349,7 +354,7 @@ func MariaDBT1Figures() ([]MariaDBT1Run, error) {
 
 // parseMariaDBT1 reads mariadb_t1.sh's table: a header line, then format,
 // pool, pool bytes, working set, round, TPS, CPU µs, decompressions and
-// reads a transaction.
+// reads a transaction, and the five list lengths.
 func parseMariaDBT1(in io.Reader) ([]MariaDBT1Run, error) {
 	var out []MariaDBT1Run
 	sc := bufio.NewScanner(in)
@@ -358,8 +363,8 @@ func parseMariaDBT1(in io.Reader) ([]MariaDBT1Run, error) {
 		if line == 1 {
 			continue
 		}
-		if len(f) != 9 {
-			return nil, fmt.Errorf("sim: MariaDB T1 results line %d: %d fields, want 9", line, len(f))
+		if len(f) != 14 {
+			return nil, fmt.Errorf("sim: MariaDB T1 results line %d: %d fields, want 14", line, len(f))
 		}
 		r := MariaDBT1Run{Format: f[0], Pool: f[1]}
 		var cpuUS float64
@@ -377,6 +382,12 @@ func parseMariaDBT1(in io.Reader) ([]MariaDBT1Run, error) {
 		for i, p := range floats {
 			if *p, err = strconv.ParseFloat(f[5+i], 64); err != nil {
 				return nil, fmt.Errorf("sim: MariaDB T1 results line %d field %d: %w", line, 6+i, err)
+			}
+		}
+		lists := []*int64{&r.PoolPages, &r.FreeBuffers, &r.DatabasePages, &r.LRULen, &r.UnzipLRULen}
+		for i, p := range lists {
+			if *p, err = strconv.ParseInt(f[9+i], 10, 64); err != nil {
+				return nil, fmt.Errorf("sim: MariaDB T1 results line %d field %d: %w", line, 10+i, err)
 			}
 		}
 		r.CPUPerTxn = time.Duration(cpuUS * float64(time.Microsecond))

@@ -338,15 +338,20 @@ func runT1(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 				a := arms[pool+"/"+locking+"/"+t]
 				r := a.med()
 				m := r.Metrics.Pool
+				lists := ""
+				if t == "c" {
+					lists = "; " + t1Lists(m.LRULen, m.UnzipLen, m.FreeLen, m.Frames)
+				}
 				lru, _ := m.Latches.Get("LRU_list_mutex")
 				busy := 0.0
 				if lru.Locks > 0 {
 					busy = lru.Hold.Seconds() / float64(lru.Locks) / r.Totals.Wall.Seconds()
 				}
-				out.Notef("%-7s %-6s %s: %6.0f TPS (rounds %s), CPU %3.0f%%, inflates/query %.3f, reads/query %.3f, evicted frame/page %d/%d, victim scan mean %.1f, LRU_list_mutex wait share %.1f%%, busy %.1f%% per mutex, contended %.2f%%; buf_pool_zip_mutex wait %.2f%%, zip_clean walk %.1f",
+				out.Notef("%-7s %-6s %s: %6.0f TPS (rounds %s), CPU %3.0f%%, inflates/query %.3f, reads/query %.3f, evicted frame/page %d/%d, victim scan mean %.1f, LRU_list_mutex wait share %.1f%%, busy %.1f%% per mutex, contended %.2f%%; buf_pool_zip_mutex wait %.2f%%, zip_clean walk %.1f%s",
 					pool, locking, t, r.Totals.TPS, a.tpsList(), 100*r.Totals.CPUUtil,
 					t145PerOp(m.CMP.Total().UncompressOps, r), t145PerOp(m.Reads, r), m.EvictFrame, m.EvictPage, m.ScanMean(),
-					100*t145Wait(r, "LRU_list_mutex"), 100*busy, lru.ContentionPct(), 100*t145Wait(r, "buf_pool_zip_mutex"), m.ZipCleanWalkMean())
+					100*t145Wait(r, "LRU_list_mutex"), 100*busy, lru.ContentionPct(), 100*t145Wait(r, "buf_pool_zip_mutex"), m.ZipCleanWalkMean(),
+					lists)
 			}
 		}
 	}
@@ -464,9 +469,9 @@ func t1MariaDB(runs []MariaDBT1Run) string {
 			fmt.Fprintf(&b, " %.2f", t145Ratio(c[i].TPS, u[i].TPS))
 		}
 		last := len(u) - 1
-		fmt.Fprintf(&b, " by round (last round: u %.0f TPS, %.0f us of server CPU a transaction; c %.0f TPS, %.0f us, %.1f decompressions and %.2f reads a transaction",
+		fmt.Fprintf(&b, " by round (last round: u %.0f TPS, %.0f us of server CPU a transaction; c %.0f TPS, %.0f us, %.1f decompressions and %.2f reads a transaction, %s",
 			u[last].TPS, float64(u[last].CPUPerTxn.Microseconds()), c[last].TPS, float64(c[last].CPUPerTxn.Microseconds()),
-			c[last].UncompressPerTxn, c[last].ReadsPerTxn)
+			c[last].UncompressPerTxn, c[last].ReadsPerTxn, t1Lists(int(c[last].LRULen), int(c[last].UnzipLRULen), int(c[last].FreeBuffers), int(c[last].PoolPages)))
 		if c[last].UncompressPerTxn >= 1 { // fewer, and the CPU difference is mostly noise
 			fmt.Fprintf(&b, ", about %.0f us of CPU a decompression",
 				t145Ratio(float64((c[last].CPUPerTxn-u[last].CPUPerTxn).Microseconds()), c[last].UncompressPerTxn))
@@ -474,4 +479,11 @@ func t1MariaDB(runs []MariaDBT1Run) string {
 		b.WriteString(");")
 	}
 	return strings.TrimSuffix(b.String(), ";")
+}
+
+// t1Lists describes a pool's lists at the end of a run: how many of its
+// pages hold a frame besides their compressed copy.
+func t1Lists(lru, unzip, free, frames int) string {
+	return fmt.Sprintf("LRU %d pages, unzip_LRU %d (%.0f%% with a frame), %d of %d frames free",
+		lru, unzip, 100*t145Ratio(float64(unzip), float64(lru)), free, frames)
 }

@@ -4,9 +4,10 @@
 # KEY_BLOCK_SIZE=8, with a pool that holds the uncompressed clustered
 # indexes at 0.8 of its size (u fits, u+c does not) and a control pool of
 # 1.7 x that working set. Per run it records TPS, the server's CPU per
-# transaction (utime+stime of mariadbd) and INNODB_CMP's decompressions
-# and Innodb_buffer_pool_reads per transaction, so the c/u ratio of real
-# InnoDB on this machine can be set beside zipsim's (BENCHMARKS.md, T1).
+# transaction (utime+stime of mariadbd), INNODB_CMP's decompressions and
+# Innodb_buffer_pool_reads per transaction, and the pool's lists at the
+# round's end, so the c/u ratio of real InnoDB on this machine can be set
+# beside zipsim's (BENCHMARKS.md, T1).
 # Needs: apt-get install mariadb-server sysbench. Runs a private server on a
 # unix socket under $DIR (no TCP). Usage: mariadb_t1.sh [rows/table] [outfile]
 set -u
@@ -23,12 +24,20 @@ SERVER_FLAGS="--innodb-buffer-pool-chunk-size=1M --innodb-buffer-pool-load-at-st
 cpu() { awk '{print $14+$15}' "/proc/$(cat "$DIR/pid")/stat"; }
 unz() { q "select sum(uncompress_ops) from information_schema.innodb_cmp"; }
 reads() { q "show global status like 'Innodb_buffer_pool_reads'" | cut -f2; }
+# The pool's lists at the end of a round, from SHOW ENGINE INNODB STATUS:
+# pool size, free buffers, database pages, LRU len, unzip_LRU len (pages).
+lists() {
+  mariadb --socket="$SOCK" -uroot -N -B -r -e "show engine innodb status" | awk '
+    /^Buffer pool size / {size=$NF} /^Free buffers / {free=$NF} /^Database pages / {db=$NF}
+    /^LRU len:/ {gsub(/,/,""); lru=$3; unzip=$6}
+    END {printf "%s\t%s\t%s\t%s\t%s", size, free, db, lru, unzip}'
+}
 cat > "$DIR/sb.lua" <<'LUA'
 mysql_table_options = os.getenv("SB_TABLE_OPTIONS") or ""
 dofile("/usr/share/sysbench/oltp_read_only.lua")
 LUA
 SB="sysbench $DIR/sb.lua --db-driver=mysql --mysql-socket=$SOCK --mysql-user=root --mysql-db=sbtest --tables=4 --table-size=$ROWS"
-printf "format\tpool\tbp_bytes\tu_ws_bytes\tround\ttps\tcpu_us_per_txn\tuncompress_per_txn\treads_per_txn\n" > "$OUT"
+printf "format\tpool\tbp_bytes\tu_ws_bytes\tround\ttps\tcpu_us_per_txn\tuncompress_per_txn\treads_per_txn\tpool_pages\tfree_buffers\tdatabase_pages\tlru_len\tunzip_lru_len\n" > "$OUT"
 for fmt in u c; do
   if [ "$fmt" = u ]; then export SB_TABLE_OPTIONS="ROW_FORMAT=DYNAMIC"; else export SB_TABLE_OPTIONS="ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8"; fi
   start 1G 1
@@ -50,8 +59,8 @@ for fmt in u c; do
       tps=$($SB --threads=8 --rand-type=uniform --time="$SECS" run 2>/dev/null | awk '/transactions:/ {gsub(/[(]/,"",$3); print $3}')
       c1=$(cpu); u1=$(unz); r1=$(reads)
       n=$(echo "$tps * $SECS" | bc)
-      printf "%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.3f\t%.3f\n" "$fmt" "$pool" "$BPB" "$WS" "$r" "$tps" \
-        "$(echo "($c1 - $c0) * 1000000 / $CLK / $n" | bc -l)" "$(echo "($u1 - $u0) / $n" | bc -l)" "$(echo "($r1 - $r0) / $n" | bc -l)" >> "$OUT"
+      printf "%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.3f\t%.3f\t%s\n" "$fmt" "$pool" "$BPB" "$WS" "$r" "$tps" \
+        "$(echo "($c1 - $c0) * 1000000 / $CLK / $n" | bc -l)" "$(echo "($u1 - $u0) / $n" | bc -l)" "$(echo "($r1 - $r0) / $n" | bc -l)" "$(lists)" >> "$OUT"
       tail -1 "$OUT"
     done
     stop
