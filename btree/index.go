@@ -44,11 +44,14 @@ type Index struct {
 	pad      padding
 	ctr      *stripe.Counters
 	scratch  sync.Pool // page-size buffers for reorganizations
-	// A pessimistic operation's path from the root and a merge's
-	// separator keys, reused under lock held exclusively so that splits
-	// and merges allocate nothing in steady state.
-	xPath []uint32
-	xSeps [2][]byte
+	// A pessimistic operation's path from the root, a merge's separator
+	// keys and each level's split separator, reused under lock held
+	// exclusively so that splits and merges allocate nothing in steady
+	// state. A split passes its separator up as the parent level's record,
+	// so each level keeps its own.
+	xPath      []uint32
+	xSeps      [2][]byte
+	xSplitSeps [maxLevels][]byte
 	// The adaptive hash index's part, seed and btr_search_info's
 	// n_hash_potential, which counts found keys up to the build limit.
 	hashPart      *hashPart

@@ -98,12 +98,13 @@ func (ix *Index) Insert(ctx context.Context, key, value []byte) error {
 // leafWrite runs a write of one leaf record as InnoDB does: first
 // optimistic, under the shared index lock (BTR_MODIFY_LEAF), then, when
 // the tree must change, pessimistic under the exclusive lock
-// (BTR_MODIFY_TREE), which may release it early and say so in *unlocked.
+// (BTR_MODIFY_TREE), which may release it early and say so in its first
+// result (a result, not a *bool, so that nothing escapes to the heap).
 // Cancellation is checked only before the tree starts to change. It
 // reports whether the pessimistic path ran, counting it in counter.
 func (ix *Index) leafWrite(ctx context.Context, key, value []byte,
 	optimistic func(context.Context, page.Record, stripe.Stripe) (bool, error),
-	pessimistic func(context.Context, page.Record, stripe.Stripe, *bool) error,
+	pessimistic func(context.Context, page.Record, stripe.Stripe) (unlocked bool, err error),
 	counter int) (page.Record, stripe.Stripe, bool, error) {
 	st := ix.ctr.Stripe()
 	r, err := ix.leafRecord(key, value)
@@ -121,8 +122,7 @@ func (ix *Index) leafWrite(ctx context.Context, key, value []byte,
 		return r, st, false, err
 	}
 	ix.lock.Lock()
-	unlocked := false
-	err = pessimistic(modifyTree(ctx), r, st, &unlocked)
+	unlocked, err := pessimistic(modifyTree(ctx), r, st)
 	if !unlocked {
 		ix.lock.Unlock()
 	}
@@ -137,7 +137,12 @@ func (ix *Index) leafWrite(ctx context.Context, key, value []byte,
 // to change it must run to its end, as an InnoDB mini-transaction does, so
 // cancellation is checked before it starts (by the caller's ctx.Err())
 // and not after.
-func modifyTree(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
+func modifyTree(ctx context.Context) context.Context {
+	if ctx == context.Background() || ctx == context.TODO() {
+		return ctx // never cancelled, by the standard library's word: no wrapper to allocate
+	}
+	return context.WithoutCancel(ctx)
+}
 
 func (ix *Index) countInsert(r page.Record, st stripe.Stripe) {
 	st.Add(cInserts, 1)
@@ -213,16 +218,16 @@ func (ix *Index) hasRoom(p page.IndexPage, size int) bool {
 }
 
 // insertPessimistic inserts r with the index lock held exclusively,
-// splitting the leaf (and its ancestors) as needed; see splitAndInsert for
-// unlocked.
-func (ix *Index) insertPessimistic(ctx context.Context, r page.Record, st stripe.Stripe, unlocked *bool) error {
+// splitting the leaf (and its ancestors) as needed. It reports whether
+// splitAndInsert released the lock early.
+func (ix *Index) insertPessimistic(ctx context.Context, r page.Record, st stripe.Stripe) (unlocked bool, err error) {
 	lp, err := ix.seekLeafX(ctx, r.Key)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if lp.found {
 		lp.g.Release()
-		return ix.errDuplicate(r.Key)
+		return false, ix.errDuplicate(r.Key)
 	}
 	// Another thread may have made room since the optimistic try.
 	ok, err := ix.leafInsert(lp.p, lp.z, lp.slot, r, st)
@@ -231,9 +236,10 @@ func (ix *Index) insertPessimistic(ctx context.Context, r page.Record, st stripe
 	}
 	lp.g.Release()
 	if err != nil || ok {
-		return err
+		return false, err
 	}
-	return ix.splitAndInsert(ctx, lp.path, 0, r, st, unlocked)
+	err = ix.splitAndInsert(ctx, lp.path, 0, r, st, &unlocked)
+	return unlocked, err
 }
 
 // leafPos is a leaf latched exclusively for a pessimistic operation: the

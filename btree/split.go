@@ -219,7 +219,8 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 	// the move blanks slot 0 of a node page.
 	sep := r.Key
 	if !pl.insertEmpty {
-		sep = append([]byte(nil), p.Key(pl.cut)...)
+		sep = append(ix.xSplitSeps[level][:0], p.Key(pl.cut)...)
+		ix.xSplitSeps[level] = sep
 	}
 	n := p.NRecs()
 	lo, hi := pl.cut, n

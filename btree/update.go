@@ -138,14 +138,14 @@ func copyRecord(buf []byte, r page.Record) page.Record {
 // updatePessimistic deletes the old record and inserts the new one with
 // the index lock exclusive, splitting or merging as needed. It keeps the
 // lock to the end, so leafWrite's early-release flag goes unused.
-func (ix *Index) updatePessimistic(ctx context.Context, r page.Record, st stripe.Stripe, _ *bool) error {
+func (ix *Index) updatePessimistic(ctx context.Context, r page.Record, st stripe.Stripe) (bool, error) {
 	lp, err := ix.seekLeafX(ctx, r.Key)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !lp.found {
 		lp.g.Release()
-		return ix.errNotFound(r.Key)
+		return false, ix.errNotFound(r.Key)
 	}
 	oldSize := lp.p.RecSize(lp.slot)
 	err = pageDelete(lp.p, lp.z, lp.slot)
@@ -158,16 +158,16 @@ func (ix *Index) updatePessimistic(ctx context.Context, r page.Record, st stripe
 	}
 	lp.g.Release()
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !ok {
 		if err := ix.splitAndInsert(ctx, lp.path, 0, r, st, nil); err != nil {
-			return err
+			return false, err
 		}
 	} else if err := ix.compressIfUseful(ctx, lp.path, 0, st); err != nil {
-		return err
+		return false, err
 	}
 	st.Add(cUpdates, 1)
 	st.Add(cLeafData, uint64(recSize(ix.kind, &r)-oldSize))
-	return nil
+	return false, nil
 }
