@@ -372,7 +372,18 @@ func (t *Table) oldRow(w *work, key, old []byte) error {
 // deleted and the new one inserted. A missing row is ErrNotFound, a row
 // that no longer fits ErrTooBig; a row equal to the stored one changes
 // nothing. A failure halfway is undone as Insert's is.
-func (t *Table) Update(ctx context.Context, row Row) error {
+func (t *Table) Update(ctx context.Context, row Row) error { return t.update(ctx, row, false) }
+
+// Rewrite is Update that writes the clustered record even when row equals
+// the stored row, as InnoDB does when an INSERT finds a delete-marked
+// record of its own key in the same transaction: it rewrites the record in
+// place, clearing the mark [row_ins_clust_index_entry_by_modify,
+// row_upd_rec_in_place], which dirties the page and, on a compressed page,
+// takes modification log space. Secondary entries whose columns did not
+// change are left alone (InnoDB only flips their delete-mark flag).
+func (t *Table) Rewrite(ctx context.Context, row Row) error { return t.update(ctx, row, true) }
+
+func (t *Table) update(ctx context.Context, row Row, rewrite bool) error {
 	if err := t.live(); err != nil {
 		return err
 	}
@@ -391,7 +402,7 @@ func (t *Table) Update(ctx context.Context, row Row) error {
 	if err := t.encodeRow(ctx, w, p, row, w.old); err != nil {
 		return t.fail("update", err)
 	}
-	if bytes.Equal(w.val, w.old) {
+	if !rewrite && bytes.Equal(w.val, w.old) {
 		return nil
 	}
 	if err := t.oldRow(w, w.key, w.old); err != nil {
