@@ -482,8 +482,8 @@ func t1MariaDB(runs []MariaDBT1Run) string {
 }
 
 // t1Lists describes a pool's lists at the end of a run: how many of its
-// pages hold a frame besides their compressed copy.
+// LRU's pages are compressed pages that also hold a frame.
 func t1Lists(lru, unzip, free, frames int) string {
-	return fmt.Sprintf("LRU %d pages, unzip_LRU %d (%.0f%% with a frame), %d of %d frames free",
+	return fmt.Sprintf("LRU %d pages, unzip_LRU %d (%.0f%% of the LRU with a frame), %d of %d frames free",
 		lru, unzip, 100*t145Ratio(float64(unzip), float64(lru)), free, frames)
 }
