@@ -168,14 +168,14 @@ func calibrateShape(ctx context.Context, cc CalibrationConfig, kbs int, progress
 	return c, nil
 }
 
-//go:embed calibration/mariadb-10.11.19-1M.tsv
+//go:embed calibration/mariadb-10.11.14-1M.tsv
 var mariadbResults []byte
 
-//go:embed calibration/mariadb-10.11.19-1M-stats.tsv
+//go:embed calibration/mariadb-10.11.14-1M-stats.tsv
 var mariadbStats []byte
 
 // MariaDBFigures returns what mariadb_load.sh measured on this
-// project's 2-core machine with 1,000,000 rows (MariaDB 10.11.19, the
+// project's 2-core machine with 1,000,000 rows (MariaDB 10.11.14, the
 // files under sim/calibration), one Calibration per shape in the
 // script's order. Pages are innodb_index_stats' size and n_leaf_pages
 // after ANALYZE TABLE.
@@ -324,11 +324,11 @@ func verdict(ok bool) string {
 	return "MISS"
 }
 
-//go:embed calibration/mariadb-10.11.19-t1.tsv
+//go:embed calibration/mariadb-10.11.14-t1.tsv
 var mariadbT1Results []byte
 
 // MariaDBT1Run is one measured round of sim/calibration/mariadb_t1.sh:
-// sysbench oltp_read_only on MariaDB 10.11.19 in T1's shape (4 tables of
+// sysbench oltp_read_only on MariaDB 10.11.14 in T1's shape (4 tables of
 // 125,000 rows, 8 threads, uniform ids), DYNAMIC (u) or KEY_BLOCK_SIZE=8
 // (c), in a pool 1.25× (tight) or 1.7× (control) the u clustered indexes.
 type MariaDBT1Run struct {

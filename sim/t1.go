@@ -450,7 +450,7 @@ func plotT1(path string, get func(pool, locking, table string) *Report, ratio fu
 // transaction cost the server.
 func t1MariaDB(runs []MariaDBT1Run) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "real InnoDB in this shape (MariaDB 10.11.19, sim/calibration/mariadb_t1.sh: 4 tables, 8 threads, uniform ids, KBS=8; recorded 2026-11-30 on this project's 2-core machine, not measured by this run):")
+	fmt.Fprintf(&b, "real InnoDB in this shape (MariaDB 10.11.14, sim/calibration/mariadb_t1.sh: 4 tables, 8 threads, uniform ids, KBS=8; recorded 2026-11-30 on this project's 2-core machine, not measured by this run):")
 	for _, pool := range []string{"tight", "control"} {
 		var u, c []MariaDBT1Run
 		for _, r := range runs {

@@ -188,7 +188,7 @@ func runT2(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		m.uUsPerRow, m.cUsPerRow, m.uCPURow, m.cCPURow, m.cpuRatio, m.u.res.CPU.Seconds(), m.c.res.CPU.Seconds(),
 		100*m.u.res.CPUUtil, 100*m.c.res.CPUUtil)
 	if ms, err := MariaDBFigures(); err == nil && ms[0].KBS == 0 && ms[2].KBS == 8 {
-		out.Notef("real InnoDB on this machine (MariaDB 10.11.19, sim/calibration: sysbench 1.0 prepare of 1,000,000 rows by one loader, cached, then CREATE INDEX): KBS=8/DYNAMIC load %.1fs/%.1fs = %.2f×, file %.3f",
+		out.Notef("real InnoDB on this machine (MariaDB 10.11.14, sim/calibration: sysbench 1.0 prepare of 1,000,000 rows by one loader, cached, then CREATE INDEX): KBS=8/DYNAMIC load %.1fs/%.1fs = %.2f×, file %.3f",
 			ms[2].Load.Seconds(), ms[0].Load.Seconds(), ms[2].Load.Seconds()/ms[0].Load.Seconds(), float64(ms[2].FileBytes)/float64(ms[0].FileBytes))
 	}
 	if m.loadRatio > 3.5 {

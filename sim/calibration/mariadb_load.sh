@@ -5,7 +5,7 @@
 # (innodb_index_stats after ANALYZE TABLE) and INNODB_CMP_PER_INDEX rows.
 # This is ../shared/calibration/mariadb_innodb.sh with its point-select runs
 # left out (their columns stay empty) and the per-index queries added; it
-# produced mariadb-10.11.19-1M.tsv and mariadb-10.11.19-1M-stats.tsv.
+# produced mariadb-10.11.14-1M.tsv and mariadb-10.11.14-1M-stats.tsv.
 # Needs: apt-get install mariadb-server sysbench. Runs a private server on a
 # unix socket under $DIR (no TCP). Usage: mariadb_load.sh [rows] [outfile]
 set -u
