@@ -18,12 +18,8 @@ WARM=${WARM:-20}
 SECS=${SECS:-20}
 ROUNDS=${ROUNDS:-2}
 mkdir -p "$DIR"
-CLK=$(getconf CLK_TCK)
 SERVER_FLAGS="--innodb-buffer-pool-chunk-size=1M --innodb-buffer-pool-load-at-startup=OFF --innodb-buffer-pool-dump-at-shutdown=OFF"
 . "$(dirname "$0")/mariadb_server.sh"
-cpu() { awk '{print $14+$15}' "/proc/$(cat "$DIR/pid")/stat"; }
-unz() { q "select sum(uncompress_ops) from information_schema.innodb_cmp"; }
-reads() { q "show global status like 'Innodb_buffer_pool_reads'" | cut -f2; }
 # The pool's lists at the end of a round, from SHOW ENGINE INNODB STATUS:
 # pool size, free buffers, database pages, LRU len, unzip_LRU len (pages).
 lists() {
