@@ -81,7 +81,10 @@
 //     FSP_FREE list and FSP_FREE_LIMIT, for the allocator (alloc.go).
 //   - row/row0ins.cc (row_ins_clust_index_entry, row_ins_sec_index_entry)
 //     and row/row0upd.cc (row_upd_clust_step, row_upd_sec_step): the order
-//     of index changes in Insert, Update and Delete.
+//     of index changes in Insert, Update and Delete;
+//     row_ins_clust_index_entry_by_modify for Rewrite, the re-insert of a
+//     key deleted in the same transaction, which writes even an unchanged
+//     row.
 //   - data/data0data.cc (dtuple_convert_big_rec) and btr/btr0cur.cc
 //     (btr_store_big_rec_extern_fields, btr_copy_externally_stored_field,
 //     btr_free_externally_stored_field): off-page columns (offpage.go).
