@@ -127,12 +127,33 @@ func TestMariaDBT1Figures(t *testing.T) {
 	_, err = parseMariaDBT1(strings.NewReader("header\nu\ttight\t1\n"))
 	require.ErrorContains(t, err, "line 2: 3 fields, want 14")
 	_, err = parseMariaDBT1(strings.NewReader("header\nu\ttight\t1\t2\tx\t1\t1\t0\t0\t1\t1\t1\t1\t0\n"))
-	require.ErrorContains(t, err, "round")
+	require.ErrorContains(t, err, "line 2 field 5")
 	_, err = parseMariaDBT1(strings.NewReader("header\nu\ttight\t1\t2\t1\t1\tfast\t0\t0\t1\t1\t1\t1\t0\n"))
-	require.ErrorContains(t, err, "field 7")
+	require.ErrorContains(t, err, "line 2 field 7")
 	_, err = parseMariaDBT1(strings.NewReader("header\nu\ttight\t1\t2\t1\t1\t1\t0\t0\t1\t1\t1\tmany\t0\n"))
-	require.ErrorContains(t, err, "field 13")
+	require.ErrorContains(t, err, "line 2 field 13")
 	require.Equal(t, int64(4243), runs[5].UnzipLRULen, "c tight, round 2")
 	require.Equal(t, int64(813), runs[5].FreeBuffers)
 	require.Equal(t, int64(8742), runs[5].PoolPages)
+}
+
+func TestMariaDBT4Figures(t *testing.T) {
+	runs, err := MariaDBT4Figures()
+	require.NoError(t, err)
+	require.Len(t, runs, 4, "16K and 4K pages, c then u")
+	for _, r := range runs {
+		require.Contains(t, []int{16, 4}, r.PageKB)
+		require.Contains(t, []int{0, r.PageKB / 2}, r.KBS, "c is compressed at half the page")
+		require.Positive(t, r.QPS)
+		require.Positive(t, r.CPUPerQuery)
+		require.Less(t, r.PoolBytes, r.FileBytes/8, "the pool is 1/16 of the compressed files")
+	}
+	note := t4MariaDB(runs)
+	require.Contains(t, note, "c 4K/16K 2.32 (19043 -> 44148 QPS, 94.6 -> 38.0 us of server CPU a query, 1.14 -> 1.28 decompressions a query)")
+	require.Contains(t, note, "u 4K/16K 1.10 (87963 -> 96840 QPS, 13.4 -> 12.1 us of server CPU a query, 0.00 -> 0.00 decompressions a query)")
+	require.Equal(t, "real InnoDB in this shape (MariaDB 10.11.14, sim/calibration/mariadb_t4.sh: 8 tables, 2 threads, uniform ids, buffered reads, pool 1/16 of the compressed files; recorded 2026-11-30 on this project's 2-core machine, not measured by this run):",
+		t4MariaDB(nil), "no figures, no ratios")
+
+	err = tsvRows(strings.NewReader("header\n16\tc\t8\t1\t2\t3\t4\t5\n"), "T", 9, func(*tsvRow) {})
+	require.ErrorContains(t, err, "sim: T line 2: 8 fields, want 9")
 }
