@@ -17,8 +17,11 @@
 //
 // Calibrate (calibrate.go) loads sysbench's sbtest1 as the MariaDB
 // calibration script does, and MariaDBFigures holds what that script
-// measured on real InnoDB (MariaDB 10.11, sim/calibration), so that
-// `zipsim calibrate` can print the two side by side.
+// measured on real InnoDB (MariaDB 10.11.14, sim/calibration), so that
+// `zipsim calibrate` can print the two side by side. MariaDBT1Figures and
+// MariaDBT4Figures hold what mariadb_t1.sh and mariadb_t4.sh measured in
+// T1's and T4's own shapes, which those scenarios print beside their
+// ratios.
 //
 // Everything is deterministic for a given Config.Seed except timing:
 // worker i draws from its own generator seeded from (Seed, i).
