@@ -39,6 +39,7 @@ type Config struct {
 	Instances          int           `json:"instances"`            // buffer pool instances; 0 means the pool's default
 	Locking            string        `json:"locking"`              // "split" (8.0) or "legacy" (5.1); "" means split
 	Partitions         int           `json:"partitions"`           // hash partitions per table; 0 means none
+	MergeThreshold     int           `json:"merge_threshold"`      // MERGE_THRESHOLD of every table, 1..50 (page-full percent under which a page merges); 0 means 50
 	IOLatency          time.Duration `json:"io_latency"`           // simulated read latency per page; 0 means the OS cache (no model)
 	NoTimerPump        bool          `json:"no_timer_pump"`        // sleep the IO latency with time.Sleep alone, without storage's timer pump
 	PadDisabled        bool          `json:"pad_disabled"`         // turn adaptive padding off
@@ -186,6 +187,9 @@ func (c Config) Validate() (Config, error) {
 	}
 	if c.Partitions < 0 || c.Partitions > zipsim.MaxPartitions {
 		return c, fmt.Errorf("partitions %d: use 0..%d", c.Partitions, zipsim.MaxPartitions)
+	}
+	if c.MergeThreshold < 0 || c.MergeThreshold > 50 {
+		return c, fmt.Errorf("merge_threshold %d: use 1..50, or 0 for 50", c.MergeThreshold)
 	}
 	var err error
 	if c.Sysbench, err = c.Sysbench.validate(); err != nil {

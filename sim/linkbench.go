@@ -296,8 +296,8 @@ func (lb *linkbench) countOptions() zipsim.TableOptions {
 }
 
 // nodeOptions is nodetable: DYNAMIC and unpartitioned whatever the Config
-// says, as seed 004 left it.
-func nodeOptions() zipsim.TableOptions {
+// says, as seed 004 left it; only the merge threshold follows the Config.
+func (lb *linkbench) nodeOptions() zipsim.TableOptions {
 	return zipsim.TableOptions{
 		Columns: []zipsim.Column{
 			{Name: "id", Type: zipsim.TypeInt},
@@ -306,8 +306,9 @@ func nodeOptions() zipsim.TableOptions {
 			{Name: "time", Type: zipsim.TypeInt, Len: 4},
 			{Name: "data", Type: zipsim.TypeVarchar, Len: zipsim.MaxVarcharLen},
 		},
-		PrimaryKey: []string{"id"},
-		RowFormat:  zipsim.Dynamic,
+		PrimaryKey:        []string{"id"},
+		RowFormat:         zipsim.Dynamic,
+		MergeThresholdPct: lb.c.MergeThreshold,
 	}
 }
 
@@ -315,7 +316,7 @@ func (lb *linkbench) Create(ctx context.Context, st *zipsim.Store) error {
 	for _, d := range []struct {
 		name string
 		o    zipsim.TableOptions
-	}{{"linktable", lb.linkOptions()}, {"counttable", lb.countOptions()}, {"nodetable", nodeOptions()}} {
+	}{{"linktable", lb.linkOptions()}, {"counttable", lb.countOptions()}, {"nodetable", lb.nodeOptions()}} {
 		if _, err := st.CreateTable(ctx, d.name, d.o); err != nil {
 			return fmt.Errorf("linkbench: %w", err)
 		}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"cmp"
 	"compress/flate"
 	"context"
 	"errors"
@@ -367,6 +368,25 @@ func TestLinkbenchLoadAndRequests(t *testing.T) {
 	require.GreaterOrEqual(t, links2, links, "links are hidden, never removed")
 	t.Logf("after requests: %d links (%d added), %d counts", links2, links2-links, len(counts))
 	wlRequireClean(t, st)
+}
+
+func TestLinkbenchMergeThreshold(t *testing.T) {
+	// MERGE_THRESHOLD reaches every table, nodetable too, whose other
+	// options ignore the Config.
+	for _, mt := range []int{0, 25} {
+		c, err := Config{Workload: "linkbench", PoolBytes: 16 << 20, KBS: 8, MergeThreshold: mt,
+			Linkbench: LinkbenchConfig{MaxID1: 300}}.Validate()
+		require.NoError(t, err)
+		lb, err := newLinkbenchWorkload(c)
+		require.NoError(t, err)
+		st := wlOpenStore(t, c, lb)
+		want := cmp.Or(mt, 50)
+		for _, name := range []string{"linktable", "counttable", "nodetable"} {
+			require.Equal(t, want, st.Table(name).Options().MergeThresholdPct, "%s, merge_threshold %d", name, mt)
+		}
+	}
+	_, err := Config{MergeThreshold: 51}.Validate()
+	require.ErrorContains(t, err, "merge_threshold 51: use 1..50")
 }
 
 func TestLinkbenchThreads(t *testing.T) {

@@ -77,4 +77,5 @@ func (c Config) apply(o *zipsim.TableOptions) {
 	if o.Partitions == 0 {
 		o.Partitions = c.Partitions
 	}
+	o.MergeThresholdPct = c.MergeThreshold
 }

@@ -237,6 +237,7 @@ var knobs = []knob{
 		value: func(c *sim.Config) flag.Value { return kbsValue{&c.KBS} }},
 	{name: "codec", data: true, usage: "page codec of compressed tables, or transparent compression's: zlib:1..9, zstd, s2, none (default zlib:6)", field: func(c *sim.Config) any { return &c.Codec }},
 	{name: "partitions", data: true, usage: "hash partitions per table (0 for none)", field: func(c *sim.Config) any { return &c.Partitions }},
+	{name: "merge-threshold", data: true, usage: "MERGE_THRESHOLD of every table (MySQL 5.7): a page whose data falls below this percent of the page merges with a neighbour, 1..50 (default 50)", field: func(c *sim.Config) any { return &c.MergeThreshold }},
 	{workload: "linkbench", name: "loaders", usage: "linkbench: link loaders (default --threads)", field: func(c *sim.Config) any { return &c.Linkbench.Loaders }},
 
 	{name: "threads", usage: "goroutines issuing operations", field: func(c *sim.Config) any { return &c.Threads }},

@@ -57,6 +57,7 @@ func TestCheckConfig(t *testing.T) {
 		{"--kbs", "32"}, {"--kbs", "3"}, {"--kbs", "8", "--page-size", "4K"}, {"--page-size", "12K"},
 		{"--threads", "0"}, {"--pool", "1K"}, {"--pool", "0"}, {"--instances", "0"}, {"--instances", "65"},
 		{"--pool-ratio", "-1"}, {"--locking", "builtin"}, {"--frames", "slab"}, {"--workload", "tpcc"}, {"--duration", "0s"},
+		{"--merge-threshold", "51"}, {"--merge-threshold", "-1"},
 	} {
 		_, err := parse(args...)
 		require.Error(t, err, "%v", args)
@@ -88,10 +89,12 @@ func TestMergePrepared(t *testing.T) {
 	require.Equal(t, 8, c.KBS)
 	require.Equal(t, 2000, c.Sysbench.Rows)
 	require.Equal(t, 3, c.Threads)
-	_, err = merge("--kbs", "8", "--page-size", "16384", "--codec", "zlib:6", "--row-format", "compressed", "--partitions", "1")
+	_, err = merge("--kbs", "8", "--page-size", "16384", "--codec", "zlib:6", "--row-format", "compressed", "--partitions", "1", "--merge-threshold", "50")
 	require.NoError(t, err, "the same knobs, spelled out")
 	_, err = merge("--rows", "10")
 	require.ErrorContains(t, err, "--rows 10 (prepared with 2000)")
+	_, err = merge("--merge-threshold", "25")
+	require.ErrorContains(t, err, "--merge-threshold 25 (prepared with 50)", "the tables keep the threshold they were created with")
 	_, err = merge("--workload", "document")
 	require.ErrorContains(t, err, "--workload document (prepared with sysbench)")
 }

@@ -40,9 +40,10 @@ catalog and one .ibd per table or partition) and records the configuration in
 DIR/zipsim-prepare.json. zipsim run --data DIR then runs on a copy of it, so the
 prepared data never changes; zipsim inspect and zipsim check read its files.
 The workload and schema knobs (workload, seed, tables, rows, data-style,
-maxid1, docs, small-docs, page-size, row-format, kbs, codec, partitions) are
-fixed by prepare; run --data refuses different values and takes them from
-the directory when not given. The pool knobs apply to the load.`
+maxid1, docs, small-docs, page-size, row-format, kbs, codec, partitions,
+merge-threshold) are fixed by prepare; run --data refuses different values
+and takes them from the directory when not given. The pool knobs apply to
+the load.`
 
 func cmdPrepare(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("prepare")
@@ -265,7 +266,7 @@ func mergePrepared(cf *configFlags, dir string, p *prepared) (sim.Config, error)
 // normalizeData spells the data knobs of a validated Config one way, so
 // that a default and its explicit value compare equal: page size 0 is
 // 16384, a compressed table's KBS 0 is half the page, codecs are
-// canonical (zlib is zlib:6), partitions 1 is 0.
+// canonical (zlib is zlib:6), partitions 1 is 0, merge threshold 0 is 50.
 func normalizeData(c sim.Config) sim.Config {
 	if c.PageSize == 0 {
 		c.PageSize = 16384
@@ -288,6 +289,9 @@ func normalizeData(c sim.Config) sim.Config {
 	}
 	if c.Partitions == 1 {
 		c.Partitions = 0
+	}
+	if c.MergeThreshold == 0 {
+		c.MergeThreshold = 50
 	}
 	return c
 }
