@@ -122,6 +122,18 @@ func t679Splits(m zipsim.Metrics) (splits, zip uint64) {
 	return splits, zip
 }
 
+// t6Merges sums page merges over the indexes of linktable and counttable
+// in m, as t679Splits counts their splits.
+func t6Merges(m zipsim.Metrics) uint64 {
+	var n uint64
+	for _, x := range m.Indexes {
+		if x.Table != "nodetable" {
+			n += x.BTree.Merges
+		}
+	}
+	return n
+}
+
 // t679LeafFill returns linktable's PRIMARY leaf fill (live record bytes
 // over leaf pages × page size) summed over partitions.
 func t679LeafFill(m zipsim.Metrics, table, index string) float64 {
@@ -191,6 +203,10 @@ const (
 	// InnoDB 5.6 and 5.7 have page cleaners; the pool of about 1,200
 	// frames keeps 5% of them free (1024, the default, would be most).
 	t6CleanerFree = 64
+	// The u run again at the MERGE_THRESHOLD the MySQL 5.7 manual
+	// suggests against merge-split thrash (context, not a check: 5.6 had
+	// 50 hard-coded, as the seed ran).
+	t6ThrashFreeMT = 25
 )
 
 func init() {
@@ -211,6 +227,7 @@ type t6Run struct {
 	qps         []float64
 	splits      []float64
 	zipSplits   []float64
+	merges      []float64
 	idxWait     []float64 // index-lock wait share per interval
 	readsPerOp  []float64 // page reads per operation per interval
 	cpu         []float64 // CPU utilisation per interval
@@ -235,16 +252,16 @@ func runT6(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		Linkbench: LinkbenchConfig{MaxID1: t6MaxID1, Loaders: t6Loaders},
 	}
 	var runs []t6Run
-	for _, kbs := range []int{0, t6KBS} {
+	for _, v := range []struct{ kbs, mt int }{{0, 0}, {t6KBS, 0}, {0, t6ThrashFreeMT}} {
 		cfg := base
-		cfg.KBS = kbs
+		cfg.KBS, cfg.MergeThreshold = v.kbs, v.mt
 		r, err := t6One(ctx, o, cfg)
 		if err != nil {
 			return nil, err
 		}
 		runs = append(runs, r)
 	}
-	u, c := runs[0], runs[1]
+	u, c, u25 := runs[0], runs[1], runs[2]
 	out := &Outcome{}
 	out.Check("p0 c/u QPS, interval 1", t679Ratio(c.qps[0], u.qps[0]), AtMost(0.6))
 	out.Check("c QPS last/first interval", t679Ratio(c.qps[t6N-1], c.qps[0]), AtLeast(1.5))
@@ -254,10 +271,10 @@ func runT6(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		"pool 0.15 × %.1f MiB of data with the page cleaner keeping %d frames free, IO %v per page read and write (sleeping); "+
 		"%v of read-only requests warm the pool (no page changes), then %d intervals of %v of LinkBench's mix",
 		t6MaxID1, u.load.Rows, t6Loaders, t6Threads, t6PageSize/1024, t6KBS, float64(u.load.DataBytes)/(1<<20), base.LRUScanDepth, base.IOLatency, t6Warm, t6N, t6Interval)
-	for _, r := range runs {
+	for _, r := range runs[:2] {
 		out.Notef("%s: load %.1fs; QPS by interval %s", r.name, r.load.Wall.Seconds(), t679Fmt(r.qps, "%.0f"))
-		out.Notef("%s: splits (link+count tables) by interval %s, of them compression-caused %s",
-			r.name, t679Fmt(r.splits, "%.0f"), t679Fmt(r.zipSplits, "%.0f"))
+		out.Notef("%s: splits (link+count tables) by interval %s, of them compression-caused %s; merges %s",
+			r.name, t679Fmt(r.splits, "%.0f"), t679Fmt(r.zipSplits, "%.0f"), t679Fmt(r.merges, "%.0f"))
 		out.Notef("%s: index-lock wait share by interval %s", r.name, t679Fmt(r.idxWait, "%.3f"))
 		out.Notef("%s: page reads per operation by interval %s; CPU utilisation %s", r.name, t679Fmt(r.readsPerOp, "%.2f"), t679Fmt(r.cpu, "%.2f"))
 		out.Notef("%s: linktable PRIMARY leaf fill %.2f after load, %.2f after requests; %d page reads, %.2f per op; most waited lock %s, wait share %.3f",
@@ -266,9 +283,13 @@ func runT6(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		out.Notef("%s: pages written by fixers for their victims %d, by the page cleaner %d", r.name, r.singleFlushes, r.batchFlushes)
 	}
 	out.Notef("c/u QPS by interval %s", t679Fmt(t679Div(c.qps, u.qps), "%.2f"))
+	out.Notef("u again with MERGE_THRESHOLD=%d, the MySQL 5.7 manual's remedy for merge-split thrash (context, not a check): "+
+		"QPS by interval %s, last/first %.3f, last/third %.3f; splits (link+count tables) %s; merges %s; index-lock wait share %s; linktable.id1_type %s",
+		t6ThrashFreeMT, t679Fmt(u25.qps, "%.0f"), t679Ratio(u25.qps[t6N-1], u25.qps[0]), t679Ratio(u25.qps[t6N-1], u25.qps[2]),
+		t679Fmt(u25.splits, "%.0f"), t679Fmt(u25.merges, "%.0f"), t679Fmt(u25.idxWait, "%.3f"), u25.id1Type)
 	if o.Out != "" {
 		path := filepath.Join(o.Out, "t6.png")
-		if err := plotT6(path, u, c); err != nil {
+		if err := plotT6(path, u, c, u25); err != nil {
 			return nil, err
 		}
 		out.Plot = path
@@ -281,6 +302,11 @@ func t6One(ctx context.Context, o ScenarioOptions, cfg Config) (t6Run, error) {
 	if cfg.KBS != 0 {
 		r.name = "c"
 	}
+	mt := ""
+	if cfg.MergeThreshold != 0 {
+		mt = fmt.Sprintf(" MERGE_THRESHOLD=%d", cfg.MergeThreshold)
+	}
+	r.name += mt
 	o.logf("%s: loading linkbench maxid1=%d", r.name, cfg.Linkbench.MaxID1)
 	s, err := t679Load(ctx, cfg)
 	if err != nil {
@@ -288,7 +314,7 @@ func t6One(ctx context.Context, o ScenarioOptions, cfg Config) (t6Run, error) {
 	}
 	defer s.close()
 	r.load = s.load
-	r.name = t679Name(s.cfg)
+	r.name = t679Name(s.cfg) + mt
 	r.fillBefore = t679LeafFill(s.st.Metrics(), "linktable", "PRIMARY")
 	o.logf("%s: loaded in %.1fs; read-only warm-up %v", r.name, s.load.Wall.Seconds(), t6Warm)
 	if r.warmOps, err = s.readWarm(ctx, cfg.Threads, t6Warm); err != nil {
@@ -307,6 +333,7 @@ func t6One(ctx context.Context, o ScenarioOptions, cfg Config) (t6Run, error) {
 		r.qps = append(r.qps, iv.QPS)
 		r.splits = append(r.splits, float64(sp))
 		r.zipSplits = append(r.zipSplits, float64(zs))
+		r.merges = append(r.merges, float64(t6Merges(iv.Metrics)))
 		r.cpu = append(r.cpu, iv.CPUUtil)
 		r.readsPerOp = append(r.readsPerOp, t679Ratio(float64(iv.Metrics.Pool.Reads), float64(iv.Ops)))
 		r.idxWait = append(r.idxWait, t679IndexWait(iv.Metrics).Seconds()/(float64(cfg.Threads)*(iv.End-iv.Start).Seconds()))
@@ -346,7 +373,7 @@ func t679Div(a, b []float64) []float64 {
 
 // plotT6 draws QPS per interval for u and c, and c's splits per interval
 // scaled onto the QPS axis.
-func plotT6(path string, u, c t6Run) error {
+func plotT6(path string, u, c, u25 t6Run) error {
 	xy := func(vs []float64, scale float64) plotter.XYs {
 		out := make(plotter.XYs, len(vs))
 		for i, v := range vs {
@@ -354,7 +381,7 @@ func plotT6(path string, u, c t6Run) error {
 		}
 		return out
 	}
-	_, hiQ := spread(u.qps, c.qps)
+	_, hiQ := spread(u.qps, c.qps, u25.qps)
 	_, hiS := spread(c.splits)
 	scale := 1.0
 	if hiS > 0 {
@@ -362,8 +389,9 @@ func plotT6(path string, u, c t6Run) error {
 	}
 	p := newPlot(fmt.Sprintf("T6: linkbench requests after the load, %d KiB pages, pool 0.15× data, IO 100 µs", t6PageSize/1024),
 		fmt.Sprintf("interval (%v each)", t6Interval), "operations per second (QPS)")
-	if err := addLines(p, []string{"u QPS", fmt.Sprintf("c QPS (KBS=%d)", t6KBS), fmt.Sprintf("c splits per interval (× %.2f)", scale)},
-		[]plotter.XYs{xy(u.qps, 1), xy(c.qps, 1), xy(c.splits, scale)}); err != nil {
+	if err := addLines(p, []string{"u QPS", fmt.Sprintf("c QPS (KBS=%d)", t6KBS), fmt.Sprintf("c splits per interval (× %.2f)", scale),
+		fmt.Sprintf("u QPS, MERGE_THRESHOLD=%d", t6ThrashFreeMT)},
+		[]plotter.XYs{xy(u.qps, 1), xy(c.qps, 1), xy(c.splits, scale), xy(u25.qps, 1)}); err != nil {
 		return err
 	}
 	p.Y.Min = 0

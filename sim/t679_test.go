@@ -55,7 +55,7 @@ func TestT679Plots(t *testing.T) {
 	q := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 	u := t6Run{name: "u", qps: q, splits: q}
 	c := t6Run{name: "c", qps: q, splits: q}
-	require.NoError(t, plotT6(filepath.Join(dir, "t6.png"), u, c))
+	require.NoError(t, plotT6(filepath.Join(dir, "t6.png"), u, c, u))
 	l := []t7Load{{rowsPerSec: 1}, {rowsPerSec: 2}, {rowsPerSec: 3}, {rowsPerSec: 4}}
 	require.NoError(t, plotT7(filepath.Join(dir, "t7.png"), l, l))
 	r := t9Result{grow: q, sys: q}
