@@ -50,6 +50,9 @@ type Config struct {
 	PageCleaner        bool          `json:"page_cleaner"`         // a background page cleaner keeps LRUScanDepth frames free per instance
 	LRUScanDepth       int           `json:"lru_scan_depth"`       // innodb_lru_scan_depth; 0 means 1024
 
+	// Server.
+	StatementCPU time.Duration `json:"statement_cpu"` // CPU spent after each operation outside the engine (a MySQL server's SQL layer); 0 means none
+
 	// Workloads.
 	Sysbench  SysbenchConfig  `json:"sysbench"`
 	Linkbench LinkbenchConfig `json:"linkbench"`
@@ -187,6 +190,9 @@ func (c Config) Validate() (Config, error) {
 	}
 	if c.Partitions < 0 || c.Partitions > zipsim.MaxPartitions {
 		return c, fmt.Errorf("partitions %d: use 0..%d", c.Partitions, zipsim.MaxPartitions)
+	}
+	if c.StatementCPU < 0 || c.StatementCPU > time.Second {
+		return c, fmt.Errorf("statement_cpu %v: use 0 (none) up to 1s", c.StatementCPU)
 	}
 	if c.MergeThreshold < 0 || c.MergeThreshold > 50 {
 		return c, fmt.Errorf("merge_threshold %d: use 1..50, or 0 for 50", c.MergeThreshold)

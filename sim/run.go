@@ -281,20 +281,21 @@ type recorder struct {
 	evOps  int  // operations of the current event
 	lastOp int
 	err    error // a misuse of Op, reported after Next returns
+	server serverCPU
 
 	// The coordinator's.
 	spare *histSet
 	_     [64]byte
 }
 
-func newRecorder(names []string) *recorder {
-	r := &recorder{names: names, spare: newHistSet(len(names))}
+func newRecorder(names []string, server serverCPU) *recorder {
+	r := &recorder{names: names, spare: newHistSet(len(names)), server: server}
 	r.active.Store(newHistSet(len(names)))
 	return r
 }
 
 // Op implements Recorder. It must be called from the goroutine running
-// Next.
+// Next. It then spends Config.StatementCPU, which ns does not include.
 func (r *recorder) Op(op int, ns int64) {
 	if op < 0 || op >= len(r.names) {
 		if r.err == nil {
@@ -302,6 +303,7 @@ func (r *recorder) Op(op int, ns int64) {
 		}
 		return
 	}
+	r.server.spend()
 	r.evOps++
 	r.lastOp = op
 	if r.drop {
@@ -440,7 +442,7 @@ func Run(ctx context.Context, cfg Config, st *zipsim.Store, w Workload, opt RunO
 		if workers[i], err = w.Worker(st, i); err != nil {
 			return nil, fmt.Errorf("sim: %s: worker %d: %w", w.Name(), i, err)
 		}
-		rn.recs = append(rn.recs, newRecorder(names))
+		rn.recs = append(rn.recs, newRecorder(names, newServerCPU(cfg.StatementCPU)))
 	}
 	rep := &Report{Header: newHeader(cfg, w, st), Load: opt.Load}
 

@@ -437,7 +437,7 @@ func TestRunSpaceAfter(t *testing.T) {
 // The recorder's swap hands over every value recorded, exactly once, while
 // the writer keeps recording.
 func TestRunRecorderSwapConcurrent(t *testing.T) {
-	rec := newRecorder([]string{"a", "b"})
+	rec := newRecorder([]string{"a", "b"}, serverCPU{})
 	const n = 200_000
 	done := make(chan struct{})
 	go func() {
