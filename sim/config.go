@@ -52,6 +52,7 @@ type Config struct {
 
 	// Server.
 	StatementCPU time.Duration `json:"statement_cpu"` // CPU spent after each operation outside the engine (a MySQL server's SQL layer); 0 means none
+	RowCPU       time.Duration `json:"row_cpu"`       // and per row a range or multiget reads (handler calls, sending); 0 means none
 
 	// Workloads.
 	Sysbench  SysbenchConfig  `json:"sysbench"`
@@ -193,6 +194,9 @@ func (c Config) Validate() (Config, error) {
 	}
 	if c.StatementCPU < 0 || c.StatementCPU > time.Second {
 		return c, fmt.Errorf("statement_cpu %v: use 0 (none) up to 1s", c.StatementCPU)
+	}
+	if c.RowCPU < 0 || c.RowCPU > time.Millisecond {
+		return c, fmt.Errorf("row_cpu %v: use 0 (none) up to 1ms", c.RowCPU)
 	}
 	if c.MergeThreshold < 0 || c.MergeThreshold > 50 {
 		return c, fmt.Errorf("merge_threshold %d: use 1..50, or 0 for 50", c.MergeThreshold)

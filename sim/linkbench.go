@@ -718,6 +718,7 @@ type linkWorker struct {
 	version  zipsim.Columns // nodetable's version, for updatenode
 	clock    int64          // ms after lbLoadEndMs: one per event
 	tails    []listTail     // lists that filled a page, for history pages
+	rows     int            // rows the current getlinklist or getlink read
 }
 
 // listTail is a getlinklist that returned lbListLimit rows: a history page
@@ -752,10 +753,15 @@ func (w *linkWorker) Next(ctx context.Context, rec Recorder) error {
 	op := chooseLinkOp(w.r)
 	w.clock++
 	start := time.Now()
+	w.rows = 0
 	if err := w.do(ctx, op); err != nil {
 		return fmt.Errorf("linkbench: %s: %w", linkbenchOps[op].name, err)
 	}
-	rec.Op(op, time.Since(start).Nanoseconds())
+	d := time.Since(start)
+	if w.rows > 0 {
+		rec.Rows(w.rows)
+	}
+	rec.Op(op, d.Nanoseconds())
 	return nil
 }
 
@@ -862,6 +868,7 @@ func (w *linkWorker) scanList(ctx context.Context, id1, typ, before int64) (n in
 		oldest = row[lcTime].Int()
 		return n < lbListLimit
 	})
+	w.rows += n
 	return n, oldest, err
 }
 
@@ -887,6 +894,7 @@ func (w *linkWorker) getLink(ctx context.Context) error {
 		}
 		w.id2s = append(w.id2s, id2)
 	}
+	w.rows += len(w.id2s)
 	for _, id2 := range w.id2s {
 		var err error
 		if w.rd, _, err = w.t.link.Get(ctx, w.rd, zipsim.Int(typ), zipsim.Int(id1), zipsim.Int(id2)); err != nil {

@@ -23,14 +23,21 @@ var wlCtx = context.Background()
 
 // wlRecorder counts the operations a worker reports.
 type wlRecorder struct {
-	mu  sync.Mutex
-	n   []int64
-	ns  []int64
-	seq []int // the first operations, in order
+	mu   sync.Mutex
+	n    []int64
+	ns   []int64
+	seq  []int // the first operations, in order
+	rows int64 // reported by range operations
 }
 
 func newWLRecorder(ops int) *wlRecorder {
 	return &wlRecorder{n: make([]int64, ops), ns: make([]int64, ops)}
+}
+
+func (c *wlRecorder) Rows(n int) {
+	c.mu.Lock()
+	c.rows += int64(n)
+	c.mu.Unlock()
 }
 
 func (c *wlRecorder) Op(op int, ns int64) {
@@ -361,7 +368,10 @@ func TestLinkbenchLoadAndRequests(t *testing.T) {
 		t.Logf("%-12s %5d (%5.2f%%), mean %v", name, rec.n[i], 100*float64(rec.n[i])/events, avg)
 	}
 	require.Equal(t, int64(events), sum, "one operation per event")
-	t.Logf("%d requests in %v (%.0f/s)", events, el.Round(time.Millisecond), events/el.Seconds())
+	// getlinklist and getlink report their rows: at least one per getlink.
+	require.GreaterOrEqual(t, rec.rows, rec.n[lbGetLink])
+	require.Positive(t, rec.rows)
+	t.Logf("%d requests in %v (%.0f/s), %d rows read by ranges and multigets", events, el.Round(time.Millisecond), events/el.Seconds(), rec.rows)
 
 	visible, counts, links2 := lbLinkState(t, st)
 	lbRequireCounts(t, visible, counts)

@@ -314,6 +314,9 @@ func (r *recorder) Op(op int, ns int64) {
 	r.seq.Add(1)
 }
 
+// Rows implements Recorder: it spends Config.RowCPU for each row.
+func (r *recorder) Rows(n int) { r.server.spendRows(n) }
+
 // begin starts an event; drop discards its recordings.
 func (r *recorder) begin(drop bool) {
 	r.drop, r.evOps, r.err = drop, 0, nil
@@ -442,7 +445,7 @@ func Run(ctx context.Context, cfg Config, st *zipsim.Store, w Workload, opt RunO
 		if workers[i], err = w.Worker(st, i); err != nil {
 			return nil, fmt.Errorf("sim: %s: worker %d: %w", w.Name(), i, err)
 		}
-		rn.recs = append(rn.recs, newRecorder(names, newServerCPU(cfg.StatementCPU)))
+		rn.recs = append(rn.recs, newRecorder(names, newServerCPU(cfg.StatementCPU, cfg.RowCPU)))
 	}
 	rep := &Report{Header: newHeader(cfg, w, st), Load: opt.Load}
 

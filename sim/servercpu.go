@@ -9,7 +9,7 @@ import (
 
 // serverCPU spends, after each statement, the CPU a MySQL server spends
 // outside the storage engine: parsing, optimizing, the handler calls and
-// sending the result. zipsim's workloads call the engine directly, so
+// sending the result, per statement and per row a range reads. zipsim's workloads call the engine directly, so
 // without it a cached point select costs 3-5 µs of CPU where MariaDB
 // spends 12-13 µs in the same shape (sim/calibration/mariadb_t4.sh), and
 // every engine cost (a page read, an inflate, a lock wait) weighs up to
@@ -20,26 +20,37 @@ import (
 // goroutine that loses its core spends it later, as a server thread
 // would. It holds no latch.
 type serverCPU struct {
-	rounds int
-	sink   uint64 // keeps the rounds from being optimized away
+	rounds    int // per statement
+	rowRounds float64
+	sink      uint64 // keeps the rounds from being optimized away
 }
 
 // serverRoundBytes is one round's input: a cache-resident buffer.
 const serverRoundBytes = 64
 
-func newServerCPU(perStatement time.Duration) serverCPU {
-	if perStatement <= 0 {
-		return serverCPU{}
+func newServerCPU(perStatement, perRow time.Duration) serverCPU {
+	s := serverCPU{sink: 1}
+	if perStatement > 0 {
+		s.rounds = max(1, int(float64(perStatement)/roundNanos()))
 	}
-	return serverCPU{rounds: max(1, int(float64(perStatement)/roundNanos())), sink: 1}
+	if perRow > 0 {
+		s.rowRounds = float64(perRow) / roundNanos()
+	}
+	return s
 }
 
 // spend burns one statement's CPU.
 func (s *serverCPU) spend() {
-	if s.rounds == 0 {
-		return
+	if s.rounds > 0 {
+		s.sink = serverRounds(s.rounds, s.sink)
 	}
-	s.sink = serverRounds(s.rounds, s.sink)
+}
+
+// spendRows burns the CPU of n rows read by a range statement.
+func (s *serverCPU) spendRows(n int) {
+	if r := int(s.rowRounds * float64(n)); r > 0 {
+		s.sink = serverRounds(r, s.sink)
+	}
 }
 
 func serverRounds(n int, seed uint64) uint64 {

@@ -9,8 +9,8 @@ import (
 )
 
 func TestServerCPUSpends(t *testing.T) {
-	require.Zero(t, newServerCPU(0).rounds, "no statement CPU, no rounds")
-	s := newServerCPU(200 * time.Microsecond)
+	require.Equal(t, serverCPU{sink: 1}, newServerCPU(0, 0), "no server CPU, no rounds")
+	s := newServerCPU(200*time.Microsecond, 0)
 	require.Positive(t, s.rounds)
 	const n = 50
 	t0 := time.Now()
@@ -21,6 +21,12 @@ func TestServerCPUSpends(t *testing.T) {
 	// least its share unless the machine sped up; losing the core only
 	// makes it longer.
 	require.GreaterOrEqual(t, time.Since(t0), n*200*time.Microsecond/2)
+
+	r := newServerCPU(0, time.Microsecond)
+	require.Zero(t, r.rounds)
+	t0 = time.Now()
+	r.spendRows(10_000)
+	require.GreaterOrEqual(t, time.Since(t0), 10_000*time.Microsecond/2, "rows spend their share too")
 }
 
 func TestRunStatementCPU(t *testing.T) {

@@ -478,7 +478,9 @@ func (w *sbWorker) rangeAt(ctx context.Context, rec Recorder, op int, x int64) e
 	default:
 		w.last += w.n
 	}
-	rec.Op(op, time.Since(start).Nanoseconds())
+	d := time.Since(start)
+	rec.Rows(int(w.n))
+	rec.Op(op, d.Nanoseconds())
 	return nil
 }
 

@@ -24,12 +24,19 @@ var (
 
 // sbCounter is a Recorder counting operations.
 type sbCounter struct {
-	mu sync.Mutex
-	n  map[string]int
-	ns int64
+	mu   sync.Mutex
+	n    map[string]int
+	ns   int64
+	rows int
 }
 
 func newSbCounter() *sbCounter { return &sbCounter{n: map[string]int{}} }
+
+func (c *sbCounter) Rows(n int) {
+	c.mu.Lock()
+	c.rows += n
+	c.mu.Unlock()
+}
 
 func (c *sbCounter) Op(op int, ns int64) {
 	c.mu.Lock()
@@ -249,6 +256,14 @@ func TestSysbenchEvents(t *testing.T) {
 					if rec.n[op] != events*want[op] {
 						t.Errorf("%s: %d %s operations, want %d", ev, rec.n[op], op, events*want[op])
 					}
+				}
+				// Every range reports the rows it read, at most range_size.
+				ranges := 0
+				for _, op := range sysbenchOps[sbSimpleRange : sbDistinctRange+1] {
+					ranges += rec.n[op]
+				}
+				if (ranges == 0) != (rec.rows == 0) || rec.rows > 100*ranges {
+					t.Errorf("%s: %d ranges reported %d rows", ev, ranges, rec.rows)
 				}
 			}
 			all := sbContents(t, s, st)

@@ -74,6 +74,7 @@ func t145BenchOpen(b *testing.B, d *t145Data, cfg Config) *zipsim.Store {
 type t145NopRec struct{ ops int64 }
 
 func (r *t145NopRec) Op(int, int64) { r.ops++ }
+func (r *t145NopRec) Rows(int)      {}
 
 // t145Bench runs cfg's events on st with b.RunParallel after warmup and
 // reports events/s, ops per event and the pool's counters; it returns

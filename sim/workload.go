@@ -46,6 +46,10 @@ type Recorder interface {
 	// Op records that operation op (an index into Workload.Ops) took ns
 	// nanoseconds.
 	Op(op int, ns int64)
+	// Rows reports that an operation reading several rows (a range or a
+	// multiget), about to be recorded by Op, read n, for the server
+	// layer's per-row CPU (Config.RowCPU).
+	Rows(n int)
 }
 
 // New returns the workload c names; c must come from Config.Validate.
