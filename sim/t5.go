@@ -32,6 +32,8 @@ import (
 // briefly, oltp_read_only rounds first and then oltp_read_write rounds,
 // and every ratio is the median of the rounds' ratios, because the
 // machine is shared and its load changes faster than a scenario runs.
+// Statements spend the server layer's CPU that MariaDB spends in T1's
+// and T4's shapes (t4StatementCPU, t1RowCPU), as the seed's server did.
 
 const (
 	t5Rows     = 20_000
@@ -84,6 +86,7 @@ func runT5(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		for _, locking := range []string{"global", "split"} {
 			cfg := Config{
 				Workload: "sysbench", Seed: 1, Threads: t5Threads, Instances: t5Inst, Locking: locking, PoolBytes: t5Pool,
+				StatementCPU: t4StatementCPU, RowCPU: t1RowCPU,
 				Sysbench: SysbenchConfig{Tables: 1, Rows: t5Rows, DataStyle: "legacy04", Dist: "special"},
 			}
 			if kbs == 0 {
@@ -197,6 +200,7 @@ func runT5(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		gm[1] += math.Log(sg(k, rw))
 	}
 	n := float64(len(kbss) - 1)
+	out.Notef("each statement spends %v and each row a range reads %v of modelled server-layer CPU (Config.StatementCPU, RowCPU), MariaDB's in T1's and T4's shapes on this project's machine", t4StatementCPU, t1RowCPU)
 	out.Notef("lock=global is bufpool Global (5.1 builtin: pool-wide mutexes, the pool mutex on every page fix), lock=sharded is Split with %d instances (the plugin's cheaper latches are not modelled); c sharded/global geometric mean over KBS 16..1: RO %.3f, RW %.3f",
 		t5Inst, math.Exp(gm[0]/n), math.Exp(gm[1]/n))
 	for _, k := range kbss {

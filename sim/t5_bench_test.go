@@ -23,7 +23,7 @@ func BenchmarkT5(b *testing.B) {
 				name := fmt.Sprintf("%s/%s/%s", t5Label(kbs), map[string]string{"oltp_read_only": "RO", "oltp_read_write": "RW"}[ev],
 					map[string]string{"legacy": "global", "split": "sharded"}[locking])
 				b.Run(name, func(b *testing.B) {
-					cfg := Config{Workload: "sysbench", Seed: 1, Instances: t5Inst, Locking: locking, PoolBytes: t5Pool,
+					cfg := Config{Workload: "sysbench", Seed: 1, Instances: t5Inst, Locking: locking, PoolBytes: t5Pool, StatementCPU: t4StatementCPU, RowCPU: t1RowCPU,
 						Sysbench: SysbenchConfig{Tables: 1, Rows: t5Rows, DataStyle: "legacy04", Dist: "special", Event: ev}}
 					if kbs == 0 {
 						cfg.RowFormat = "dynamic"
