@@ -23,6 +23,13 @@
 // T1's and T4's own shapes, which those scenarios print beside their
 // ratios.
 //
+// The workloads call the engine directly; a MySQL server would also spend
+// CPU in its SQL layer for each statement and each row a range reads.
+// Config.StatementCPU and RowCPU spend that CPU after each operation as
+// plain work, holding no latch (servercpu.go); T1, T4 and T5 spend the
+// amounts MariaDB spent in T1's and T4's shapes, so that their throughput
+// ratios weigh engine costs as a server does. The default is none.
+//
 // Everything is deterministic for a given Config.Seed except timing:
 // worker i draws from its own generator seeded from (Seed, i).
 package sim
