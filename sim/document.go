@@ -217,10 +217,14 @@ func (w *documentWorker) Next(ctx context.Context, rec Recorder) error {
 	} else {
 		w.from[0] = zipsim.Int(1 + w.r.Int64N(w.d.groups))
 		w.to[0] = zipsim.Int(w.from[0].Int() + 1)
+		before := w.rows
 		err = w.t.ScanIndex(ctx, documentIndex, w.from[:], w.to[:], false, func(zipsim.Row) bool {
 			w.rows++
 			return true
 		})
+		if err == nil {
+			rec.Rows(int(w.rows - before))
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("document: %s: %w", w.d.Ops()[op], err)

@@ -69,6 +69,7 @@ func TestDocumentWorkload(t *testing.T) {
 	require.InDelta(t, events/2, rec.n[0], 60)
 	// Every pk_lookup finds its row; a secondary lookup finds ≈10.
 	require.Greater(t, wk.rows, rec.n[0]+5*rec.n[1])
+	require.Equal(t, wk.rows-rec.n[0], rec.rows, "secondary lookups report the rows they read")
 	wlRequireClean(t, st)
 }
 

@@ -894,11 +894,14 @@ func (w *linkWorker) getLink(ctx context.Context) error {
 		}
 		w.id2s = append(w.id2s, id2)
 	}
-	w.rows += len(w.id2s)
 	for _, id2 := range w.id2s {
 		var err error
-		if w.rd, _, err = w.t.link.Get(ctx, w.rd, zipsim.Int(typ), zipsim.Int(id1), zipsim.Int(id2)); err != nil {
+		var found bool
+		if w.rd, found, err = w.t.link.Get(ctx, w.rd, zipsim.Int(typ), zipsim.Int(id1), zipsim.Int(id2)); err != nil {
 			return err
+		}
+		if found {
+			w.rows++
 		}
 	}
 	return nil

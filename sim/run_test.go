@@ -20,10 +20,11 @@ import (
 // table, and events of deterministic operations: two point reads, one
 // update and one busy spin of spin.
 type runFake struct {
-	rows   int
-	spin   time.Duration
-	failAt int64 // worker 0's event failAt fails after one op; 0 never
-	failOp bool  // that event reports an op index out of range instead
+	rows    int
+	spin    time.Duration
+	failAt  int64 // worker 0's event failAt fails after one op; 0 never
+	failOp  bool  // that event reports an op index out of range instead
+	scanned int   // rows the spin op reports through Recorder.Rows
 
 	table  *zipsim.Table
 	mu     sync.Mutex
@@ -119,6 +120,9 @@ func (w *runFakeWorker) Next(ctx context.Context, rec Recorder) error {
 	}
 	return w.op(rec, 2, func() error {
 		for t0 := time.Now(); time.Since(t0) < w.f.spin; {
+		}
+		if w.f.scanned > 0 {
+			rec.Rows(w.f.scanned)
 		}
 		return nil
 	})

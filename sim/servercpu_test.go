@@ -2,53 +2,63 @@ package sim
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 )
 
-func TestServerCPUSpends(t *testing.T) {
+func TestServerCPURounds(t *testing.T) {
 	require.Equal(t, serverCPU{sink: 1}, newServerCPU(0, 0), "no server CPU, no rounds")
+	rn := roundNanos()
 	s := newServerCPU(200*time.Microsecond, 0)
-	require.Positive(t, s.rounds)
-	const n = 50
+	require.InDelta(t, 200e3/rn, s.rounds, 1)
+
+	// A row cheaper than a round spends nothing until the rows add up to
+	// one: none is lost to rounding.
+	r := newServerCPU(0, time.Duration(math.Ceil(rn/4)))
+	want := int(math.Ceil(1 / r.rowRounds))
+	calls := 0
+	for sink := r.sink; r.sink == sink; calls++ {
+		r.spendRows(1)
+	}
+	require.Equal(t, want, calls, "rows per round %.3f", r.rowRounds)
+	require.Less(t, r.rowDebt, 1.0)
+
+	// Spending takes at least its share of time: the calibration keeps
+	// its fastest batch, and losing the core only makes a spend longer.
+	const n = 200
 	t0 := time.Now()
 	for range n {
 		s.spend()
 	}
-	// The calibration keeps the fastest batch, so a statement spends at
-	// least its share unless the machine sped up; losing the core only
-	// makes it longer.
-	require.GreaterOrEqual(t, time.Since(t0), n*200*time.Microsecond/2)
-
-	r := newServerCPU(0, time.Microsecond)
-	require.Zero(t, r.rounds)
-	t0 = time.Now()
-	r.spendRows(10_000)
-	require.GreaterOrEqual(t, time.Since(t0), 10_000*time.Microsecond/2, "rows spend their share too")
+	require.GreaterOrEqual(t, time.Since(t0), n*200*time.Microsecond/4)
 }
 
-func TestRunStatementCPU(t *testing.T) {
-	// Each of the fake's four ops per event spends the statement CPU after
-	// its latency is taken: events get longer and the run's CPU grows, the
-	// ops' own latencies do not include it.
-	const per = 250 * time.Microsecond
-	run := func(stmt time.Duration) *Report {
+func TestRunServerCPU(t *testing.T) {
+	// Each of the fake's four ops per event spends the statement CPU and
+	// its spin op reports 10 rows, after their latencies are taken: the
+	// run's CPU grows, the ops' own latencies do not.
+	const per, events = 250 * time.Microsecond, 120
+	run := func(stmt, row time.Duration) *Report {
 		cfg := runFakeConfig()
-		cfg.Events, cfg.Threads, cfg.StatementCPU = 120, 1, stmt
-		f := &runFake{rows: 800}
+		cfg.Events, cfg.Threads, cfg.StatementCPU, cfg.RowCPU = events, 1, stmt, row
+		f := &runFake{rows: 800, scanned: 10}
 		st, lr := runFakeStore(t, cfg, f)
 		r, err := Run(context.Background(), cfg, st, f, RunOptions{Load: &lr})
 		require.NoError(t, err)
-		require.EqualValues(t, 4*120, r.Totals.Ops)
+		require.EqualValues(t, 4*events, r.Totals.Ops)
 		return r
 	}
-	base, spent := run(0), run(per)
-	require.GreaterOrEqual(t, spent.Event.Mean-base.Event.Mean, 4*per/2)
-	require.GreaterOrEqual(t, spent.Totals.CPU-base.Totals.CPU, 120*4*per/2)
-	require.Less(t, spent.PerOp[0].P50, per/2, "an op's latency leaves the statement CPU out")
+	base, stmt, rows := run(0, 0), run(per, 0), run(0, per/10)
+	require.GreaterOrEqual(t, stmt.Totals.CPU-base.Totals.CPU, events*4*per/4)
+	require.GreaterOrEqual(t, stmt.Event.Mean-base.Event.Mean, 4*per/4)
+	require.Less(t, stmt.PerOp[0].P50, per/2, "an op's latency leaves the statement CPU out")
+	require.GreaterOrEqual(t, rows.Totals.CPU-base.Totals.CPU, events*10*(per/10)/4)
 
 	_, err := Config{StatementCPU: -time.Microsecond}.Validate()
 	require.ErrorContains(t, err, "statement_cpu -1µs")
+	_, err = Config{RowCPU: 2 * time.Millisecond}.Validate()
+	require.ErrorContains(t, err, "row_cpu 2ms: use 0 (none) up to 1ms")
 }

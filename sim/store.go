@@ -59,7 +59,8 @@ func (c Config) StoreOptions(dataBytes int64) (zipsim.Options, error) {
 	return o, nil
 }
 
-// apply sets o's row format, compression and partitions from c.
+// apply sets o's row format, compression, partitions and merge threshold
+// from c.
 func (c Config) apply(o *zipsim.TableOptions) {
 	switch c.RowFormat {
 	case "compact":

@@ -262,7 +262,7 @@ func TestSysbenchEvents(t *testing.T) {
 				for _, op := range sysbenchOps[sbSimpleRange : sbDistinctRange+1] {
 					ranges += rec.n[op]
 				}
-				if (ranges == 0) != (rec.rows == 0) || rec.rows > 100*ranges {
+				if (ranges == 0) != (rec.rows == 0) || rec.rows > s.sb.RangeSize*ranges {
 					t.Errorf("%s: %d ranges reported %d rows", ev, ranges, rec.rows)
 				}
 			}

@@ -71,10 +71,15 @@ func t145BenchOpen(b *testing.B, d *t145Data, cfg Config) *zipsim.Store {
 	return st
 }
 
-type t145NopRec struct{ ops int64 }
+// t145NopRec counts ops and spends the Config's server-layer CPU, as
+// Run's recorder does, but keeps no histograms.
+type t145NopRec struct {
+	ops    int64
+	server serverCPU
+}
 
-func (r *t145NopRec) Op(int, int64) { r.ops++ }
-func (r *t145NopRec) Rows(int)      {}
+func (r *t145NopRec) Op(int, int64) { r.server.spend(); r.ops++ }
+func (r *t145NopRec) Rows(n int)    { r.server.spendRows(n) }
 
 // t145Bench runs cfg's events on st with b.RunParallel after warmup and
 // reports events/s, ops per event and the pool's counters; it returns
@@ -99,7 +104,7 @@ func t145Bench(b *testing.B, cfg Config, st *zipsim.Store, warmup time.Duration)
 		return wk
 	}
 	// Warm the pool to its steady state, one worker, not timed.
-	wk, rec := worker(), &t145NopRec{}
+	wk, rec := worker(), &t145NopRec{server: newServerCPU(cfg.StatementCPU, cfg.RowCPU)}
 	for end := time.Now().Add(warmup); time.Now().Before(end); {
 		if err := wk.Next(ctx, rec); err != nil {
 			b.Fatal(err)
@@ -110,7 +115,7 @@ func t145Bench(b *testing.B, cfg Config, st *zipsim.Store, warmup time.Duration)
 	b.ResetTimer()
 	start := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
-		wk, rec := worker(), &t145NopRec{}
+		wk, rec := worker(), &t145NopRec{server: newServerCPU(cfg.StatementCPU, cfg.RowCPU)}
 		for pb.Next() {
 			if err := wk.Next(ctx, rec); err != nil {
 				b.Error(err)

@@ -109,29 +109,19 @@ func (s *t679Store) readWarm(ctx context.Context, threads int, d time.Duration) 
 	return total, first
 }
 
-// t679Splits sums page splits over the indexes of the compressible tables
-// (linktable and counttable) in m.
-func t679Splits(m zipsim.Metrics) (splits, zip uint64) {
+// t679Splits sums page splits, those of them compression failures caused,
+// and page merges over the indexes of the compressible tables (linktable
+// and counttable) in m.
+func t679Splits(m zipsim.Metrics) (splits, zip, merges uint64) {
 	for _, x := range m.Indexes {
 		if x.Table == "nodetable" {
 			continue
 		}
 		splits += x.BTree.Splits()
 		zip += x.BTree.LeafSplitsZip + x.BTree.NodeSplitsZip
+		merges += x.BTree.Merges
 	}
-	return splits, zip
-}
-
-// t6Merges sums page merges over the indexes of linktable and counttable
-// in m, as t679Splits counts their splits.
-func t6Merges(m zipsim.Metrics) uint64 {
-	var n uint64
-	for _, x := range m.Indexes {
-		if x.Table != "nodetable" {
-			n += x.BTree.Merges
-		}
-	}
-	return n
+	return splits, zip, merges
 }
 
 // t679LeafFill returns linktable's PRIMARY leaf fill (live record bytes
@@ -219,7 +209,7 @@ func init() {
 	})
 }
 
-// t6Run is one row format's request phase.
+// t6Run is one request phase: u, c, or u at another MERGE_THRESHOLD.
 type t6Run struct {
 	name        string
 	load        LoadResult
@@ -329,11 +319,11 @@ func t6One(ctx context.Context, o ScenarioOptions, cfg Config) (t6Run, error) {
 		return r, fmt.Errorf("%s: %d intervals, want %d", r.name, len(rep.Intervals), t6N)
 	}
 	for _, iv := range rep.Intervals[:t6N] {
-		sp, zs := t679Splits(iv.Metrics)
+		sp, zs, mg := t679Splits(iv.Metrics)
 		r.qps = append(r.qps, iv.QPS)
 		r.splits = append(r.splits, float64(sp))
 		r.zipSplits = append(r.zipSplits, float64(zs))
-		r.merges = append(r.merges, float64(t6Merges(iv.Metrics)))
+		r.merges = append(r.merges, float64(mg))
 		r.cpu = append(r.cpu, iv.CPUUtil)
 		r.readsPerOp = append(r.readsPerOp, t679Ratio(float64(iv.Metrics.Pool.Reads), float64(iv.Ops)))
 		r.idxWait = append(r.idxWait, t679IndexWait(iv.Metrics).Seconds()/(float64(cfg.Threads)*(iv.End-iv.Start).Seconds()))
@@ -371,8 +361,8 @@ func t679Div(a, b []float64) []float64 {
 	return out
 }
 
-// plotT6 draws QPS per interval for u and c, and c's splits per interval
-// scaled onto the QPS axis.
+// plotT6 draws QPS per interval for u, c and u at t6ThrashFreeMT, and c's
+// splits per interval scaled onto the QPS axis.
 func plotT6(path string, u, c, u25 t6Run) error {
 	xy := func(vs []float64, scale float64) plotter.XYs {
 		out := make(plotter.XYs, len(vs))

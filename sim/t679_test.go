@@ -35,7 +35,7 @@ func TestT679LoadWarmAndMeasure(t *testing.T) {
 		require.Equal(t, map[int]string{0: "u", 4: "c"}[kbs], t679Name(s.cfg))
 		m := s.st.Metrics()
 		require.Greater(t, t679LeafFill(m, "linktable", "PRIMARY"), 0.3)
-		sp, _ := t679Splits(s.load.Metrics)
+		sp, _, _ := t679Splits(s.load.Metrics)
 		require.Positive(t, sp, "the load splits pages")
 		n, err := s.readWarm(ctx, 4, 50*time.Millisecond)
 		require.NoError(t, err)

@@ -146,7 +146,7 @@ func t7Loads(ctx context.Context, o ScenarioOptions, base Config, label string, 
 				l.idxWait = t679IndexWait(m)
 				// The load's goroutines: the link loaders and the node loader.
 				l.idxShare = l.idxWait.Seconds() / (float64(t7Loaders+1) * s.load.Wall.Seconds())
-				l.splits, l.zipSplits = t679Splits(m)
+				l.splits, l.zipSplits, _ = t679Splits(m)
 				l.reads = m.Pool.Reads
 				l.busiest, l.busyWait = t679Busiest(m)
 				tot := m.Pool.CMP.Total()

@@ -48,7 +48,8 @@ type Recorder interface {
 	Op(op int, ns int64)
 	// Rows reports that an operation reading several rows (a range or a
 	// multiget), about to be recorded by Op, read n, for the server
-	// layer's per-row CPU (Config.RowCPU).
+	// layer's per-row CPU (Config.RowCPU). Like Op, it must be called from
+	// the goroutine running Next.
 	Rows(n int)
 }
 

@@ -262,8 +262,8 @@ var knobs = []knob{
 	{name: "no-zlib-reuse", usage: "build codec state afresh per page compression and decompression (zlib_reuse=off)", field: func(c *sim.Config) any { return &c.NoZlibReuse }},
 	{name: "page-cleaner", usage: "run InnoDB's page cleaner: a goroutine that keeps --lru-scan-depth frames free per instance, writing dirty pages from the LRU tail, so fixers seldom write their victims", field: func(c *sim.Config) any { return &c.PageCleaner }},
 	{name: "lru-scan-depth", usage: "innodb_lru_scan_depth: the first victim scan of unzip_LRU, and the free frames the page cleaner keeps per instance (default 1024)", field: func(c *sim.Config) any { return &c.LRUScanDepth }},
-	{name: "statement-cpu", usage: "CPU each operation spends after the engine, as a MySQL server's SQL layer does (T4 uses 9us: MariaDB's server CPU per cached point select on this project's machine, less zipsim's engine's); 0 for none", field: func(c *sim.Config) any { return &c.StatementCPU }},
-	{name: "row-cpu", usage: "and CPU per row a range or multiget reads (T1 uses 0.3us, from MariaDB's read-only transaction on this project's machine); 0 for none", field: func(c *sim.Config) any { return &c.RowCPU }},
+	{name: "statement-cpu", usage: "CPU each operation spends after the engine, as a MySQL server's SQL layer does (T1, T4 and T5 use 9us: MariaDB's server CPU per cached point select on this project's machine, less zipsim's engine's); 0 for none", field: func(c *sim.Config) any { return &c.StatementCPU }},
+	{name: "row-cpu", usage: "CPU per row a range or multiget reads, as a server's handler and protocol do (T1 and T5 use 300ns, derived from MariaDB's read-only transaction on this project's machine); 0 for none", field: func(c *sim.Config) any { return &c.RowCPU }},
 	{name: "ahi", usage: "innodb_adaptive_hash_index=ON: point reads by primary key that the adaptive hash index knows skip the descent and the index lock", field: func(c *sim.Config) any { return &c.AdaptiveHash }},
 }
 
