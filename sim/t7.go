@@ -14,7 +14,10 @@ import (
 )
 
 // T7 sizes: four loads of linkbench with 8 link loaders (and LinkBench's
-// one node loader), IO-bound as in T6.
+// one node loader), IO-bound as in T6, on T6's 8 KiB pages with the link
+// and count tables at KBS=4, as seed 004 ran both (until 2026-11-30 T7 ran
+// 16 KiB pages at KBS=8, where the same rows split for space, not for
+// compression).
 const (
 	t7MaxID1     = 150_000
 	t7Loaders    = 8
@@ -57,7 +60,7 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	// Checks run on the cached loads (seed 004 measured cached loads too,
 	// with the same ratios); the IO-bound loads are context.
 	cached := Config{
-		Workload: "linkbench", Seed: 7, Threads: 1, PoolRatio: t7CachedRatio,
+		Workload: "linkbench", Seed: 7, Threads: 1, PoolRatio: t7CachedRatio, PageSize: t6PageSize,
 		Linkbench: LinkbenchConfig{MaxID1: t7MaxID1, Loaders: t7Loaders},
 	}
 	io := cached
@@ -71,7 +74,7 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		return nil, err
 	}
 	noReuse := cached
-	noReuse.KBS, noReuse.NoZlibReuse = 8, true
+	noReuse.KBS, noReuse.NoZlibReuse = t6KBS, true
 	var noReuseAll []float64
 	for range t7CachedRepeats {
 		o.logf("cached c p1, zlib_reuse=off: loading")
@@ -90,8 +93,8 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	out.Check("index-lock wait share c-p1 / u-p1 (cached)", t679Ratio(cp1.idxShare, up1.idxShare), AtLeast(3))
 	out.Check("c load p1 zlib_reuse=on/off (cached)", t679Ratio(cp1.rowsPerSec, slices.Max(noReuseAll)), AtLeast(1.1))
 	out.Notef("linkbench maxid1=%d (%d rows, %.1f MiB uncompressed), %d link loaders + 1 node loader (wait shares are over these 9 goroutines); "+
-		"p1 is unpartitioned, p32 is %d hash partitions by id1; c is COMPRESSED KBS=8 (link and count tables)",
-		t7MaxID1, up1.load.Rows, float64(up1.load.DataBytes)/(1<<20), t7Loaders, t7Partitions)
+		"p1 is unpartitioned, p32 is %d hash partitions by id1; %d KiB pages, c is COMPRESSED KBS=%d (link and count tables), as in seed 004",
+		t7MaxID1, up1.load.Rows, float64(up1.load.DataBytes)/(1<<20), t7Loaders, t7Partitions, t6PageSize/1024, t6KBS)
 	out.Notef("cached: pool %.1f × data, no IO, each load run %d times in turn and the fastest kept (rows/s u p1 %s; u p32 %s; c p1 %s; c p32 %s); "+
 		"IO-bound: pool 0.15 × data, IO 100µs per page read and write (sleeping), one load each",
 		t7CachedRatio, t7CachedRepeats, t679Fmt(cachedAll[0], "%.0f"), t679Fmt(cachedAll[1], "%.0f"), t679Fmt(cachedAll[2], "%.0f"), t679Fmt(cachedAll[3], "%.0f"))
@@ -128,7 +131,7 @@ func t7Loads(ctx context.Context, o ScenarioOptions, base Config, label string, 
 	all := make([][]float64, 4)
 	for range repeats {
 		i := 0
-		for _, kbs := range []int{0, 8} {
+		for _, kbs := range []int{0, t6KBS} {
 			for _, parts := range []int{0, t7Partitions} {
 				cfg := base
 				cfg.KBS, cfg.Partitions = kbs, parts
@@ -166,11 +169,11 @@ func t7Loads(ctx context.Context, o ScenarioOptions, base Config, label string, 
 // plotT7 draws load rows/s as bars: u and c side by side for p1 and p32,
 // cached and IO-bound.
 func plotT7(path string, cached, io []t7Load) error {
-	p := newPlot(fmt.Sprintf("T7: linkbench load, %d link loaders, cached (pool %.1f× data) and IO-bound (0.15×, IO 100 µs)", t7Loaders, t7CachedRatio),
+	p := newPlot(fmt.Sprintf("T7: linkbench load, %d KiB pages, %d link loaders, cached (pool %.1f× data) and IO-bound (0.15×, IO 100 µs)", t6PageSize/1024, t7Loaders, t7CachedRatio),
 		"partitions and pool", "load throughput (rows per second)")
 	w := vg.Points(40)
 	var hi float64
-	for i, name := range []string{"u (DYNAMIC)", "c (COMPRESSED, KBS=8)"} {
+	for i, name := range []string{"u (DYNAMIC)", fmt.Sprintf("c (COMPRESSED, KBS=%d)", t6KBS)} {
 		vals := []float64{cached[2*i].rowsPerSec, cached[2*i+1].rowsPerSec, io[2*i].rowsPerSec, io[2*i+1].rowsPerSec}
 		for _, v := range vals {
 			hi = max(hi, v)
