@@ -15,9 +15,8 @@ import (
 
 // T7 sizes: four loads of linkbench with 8 link loaders (and LinkBench's
 // one node loader), IO-bound as in T6, on T6's 8 KiB pages with the link
-// and count tables at KBS=4, as seed 004 ran both (until 2026-11-30 T7 ran
-// 16 KiB pages at KBS=8, where the same rows split for space, not for
-// compression).
+// and count tables at KBS=4, as seed 004 ran both: at 16 KiB pages and
+// KBS=8 the same rows split for space, not for compression.
 const (
 	t7MaxID1     = 150_000
 	t7Loaders    = 8
