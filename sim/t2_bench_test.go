@@ -13,7 +13,7 @@ import (
 
 func BenchmarkT2Load(b *testing.B) {
 	for b.Loop() {
-		m, err := t2Measure(context.Background(), ScenarioOptions{}, 50_000, 1)
+		m, err := t2Measure(context.Background(), ScenarioOptions{}, t2Seed, 50_000, 1)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 // nothing; `zipsim reproduce T2 T3 T8` checks them.
 
 func TestT2Machinery(t *testing.T) {
-	m, err := t2Measure(context.Background(), ScenarioOptions{}, 500, 1)
+	m, err := t2Measure(context.Background(), ScenarioOptions{}, t2Seed, 500, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
