@@ -13,9 +13,12 @@ import (
 // nothing; `zipsim reproduce T2 T3 T8` checks them.
 
 func TestT2Machinery(t *testing.T) {
-	m, err := t2Measure(context.Background(), ScenarioOptions{}, t2Seed, 500, 1)
+	m, err := t2Measure(context.Background(), ScenarioOptions{}, t2Seed, 5000, 1)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if m.u.pool >= m.u.res.DataBytes || m.u.res.Metrics.Pool.Writes == 0 {
+		t.Errorf("the seed's pool (%d bytes for %d of data) wrote %d pages during the load", m.u.pool, m.u.res.DataBytes, m.u.res.Metrics.Pool.Writes)
 	}
 	if m.uCompress != 0 {
 		t.Errorf("the uncompressed load compressed %d pages", m.uCompress)
@@ -23,7 +26,7 @@ func TestT2Machinery(t *testing.T) {
 	if m.cCompress == 0 || m.cOK > m.cCompress {
 		t.Errorf("KBS=8 load: %d compressions, %d ok", m.cCompress, m.cOK)
 	}
-	if m.u.res.Rows != t2Tables*500 || m.c.res.Rows != m.u.res.Rows {
+	if m.u.res.Rows != t2Tables*5000 || m.c.res.Rows != m.u.res.Rows {
 		t.Errorf("rows loaded: %d and %d", m.u.res.Rows, m.c.res.Rows)
 	}
 	if m.loadRatio <= 0 || m.bytesRatio <= 0 || m.bytesRatio >= 1 {
