@@ -182,10 +182,12 @@ func TestPageCleanerWokenByEmptyFreeList(t *testing.T) {
 	before := p.Stats().BatchEvicts
 	// The ticker is off: only wake-ups can start rounds. A round may end
 	// a frame or two short of the depth while the fixer evicts too, so the
-	// test asks for a round, not its target; and one CI run under -race
-	// saw no round evict within 10 s of a single create (cause not found;
-	// the ticker, off here, would start the next round), so each try
-	// creates again, waking the cleaner whenever the free list is empty.
+	// test asks for a round, not its target. A round still running from
+	// the drain can refill the list after the drain loop saw it empty and
+	// count its evictions before `before` is read; the create then takes
+	// a free frame and wakes nobody (one CI run under -race waited 10 s).
+	// So each try creates again, waking the cleaner whenever the free
+	// list is empty.
 	require.Eventually(t, func() bool {
 		if p.Stats().BatchEvicts > before {
 			return true
