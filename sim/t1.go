@@ -36,7 +36,9 @@ import (
 // set, where both copies of every compressed page fit and decompression
 // happens only during warm-up. The four arms of a pool size run in
 // alternating short rounds, and ratios are medians of the rounds' ratios,
-// because the machine these scenarios run on is shared. Every statement
+// because the machine these scenarios run on is shared. A last run,
+// context only, takes legacy c through the transition Bug #61341's
+// reporter saw (t1Transition). Every statement
 // also spends the server layer's CPU that MariaDB spends in this shape
 // (t4StatementCPU, t1RowCPU); without it a u transaction cost 74 µs
 // against MariaDB's 313-356 and c/u sat at 0.15, under MariaDB's
@@ -323,6 +325,10 @@ func runT1(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		}
 	}
 	get := func(pool, locking, table string) *Report { return arms[pool+"/"+locking+"/"+table].med() }
+	trans, err := t1Transition(ctx, o, cd, pools["tight"], filepath.Join(tmp, "transition"))
+	if err != nil {
+		return nil, err
+	}
 
 	out := &Outcome{}
 	// c/u is the median of the rounds' ratios (c ran right after u).
@@ -403,6 +409,7 @@ func runT1(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 			t145Ratio(float64((sc.Totals.CPU/time.Duration(max(sc.Totals.Events, 1))-su.Totals.CPU/time.Duration(max(su.Totals.Events, 1))).Microseconds()),
 				float64(sc.Metrics.Pool.CMP.Total().UncompressOps)/float64(max(sc.Totals.Events, 1))))
 	}
+	out.Notef("%s", trans)
 	mdb, err := MariaDBT1Figures()
 	if err != nil {
 		return nil, err
@@ -503,4 +510,56 @@ func t1MariaDB(runs []MariaDBT1Run) string {
 func t1Lists(lru, unzip, free, frames int) string {
 	return fmt.Sprintf("LRU %d pages, unzip_LRU %d (%.0f%% of the LRU with a frame), %d of %d frames free",
 		lru, unzip, 100*t145Ratio(float64(unzip), float64(lru)), free, frames)
+}
+
+// t1TransitionStep is the report interval of T1's transition.
+const t1TransitionStep = 500 * time.Millisecond
+
+// t1Transition runs the compressed tables under Legacy locking in the
+// tight pool through the change Bug #61341's reporter saw: read-only
+// transactions on half the tables from an empty pool, whose frames then
+// fit, then on all of them, so the pool, full of both copies, starts to
+// evict frames. It returns a note with the zip_clean walk and the
+// LRU_list_mutex wait share per interval of each phase.
+func t1Transition(ctx context.Context, o ScenarioOptions, cd *t145Data, pool int64, dir string) (string, error) {
+	cfg := cd.cfg
+	cfg.PoolBytes, cfg.PoolRatio, cfg.Locking = pool, 0, "legacy"
+	st, err := t145Open(cd, cfg, dir)
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	var b strings.Builder
+	b.WriteString("transition (context, legacy c in the tight pool, empty at the start): ")
+	for i, ph := range []struct {
+		tables int
+		d      time.Duration
+	}{{t1Tables / 2, 3 * t1TransitionStep}, {t1Tables, 4 * t1TransitionStep}} {
+		c := cfg
+		c.Sysbench.Tables, c.Duration, c.ReportInterval = ph.tables, ph.d, t1TransitionStep
+		if c, err = c.Validate(); err != nil {
+			return "", err
+		}
+		o.logf("transition: %d of %d tables for %v", ph.tables, t1Tables, ph.d)
+		w, err := New(c)
+		if err != nil {
+			return "", err
+		}
+		rep, err := Run(ctx, c, st, w, RunOptions{})
+		if err != nil {
+			return "", err
+		}
+		var walks, shares []float64
+		for _, iv := range rep.Intervals {
+			walks = append(walks, iv.Metrics.Pool.ZipCleanWalkMean())
+			lru, _ := iv.Metrics.Pool.Latches.Get("LRU_list_mutex")
+			shares = append(shares, lru.Wait.Seconds()/(float64(c.Threads)*(iv.End-iv.Start).Seconds()))
+		}
+		if i > 0 {
+			b.WriteString("; then ")
+		}
+		fmt.Fprintf(&b, "%d tables, per %v: zip_clean walk mean %s, LRU_list_mutex wait share %s",
+			ph.tables, t1TransitionStep, t679Fmt(walks, "%.1f"), t679Fmt(shares, "%.2f"))
+	}
+	return b.String(), nil
 }
