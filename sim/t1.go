@@ -531,16 +531,17 @@ func t1Transition(ctx context.Context, o ScenarioOptions, cd *t145Data, pool int
 	defer st.Close()
 	var b strings.Builder
 	b.WriteString("transition (context, legacy c in the tight pool, empty at the start): ")
+	all := cfg.Sysbench.Tables
 	for i, ph := range []struct {
 		tables int
 		d      time.Duration
-	}{{t1Tables / 2, 3 * t1TransitionStep}, {t1Tables, 4 * t1TransitionStep}} {
+	}{{all / 2, 3 * t1TransitionStep}, {all, 4 * t1TransitionStep}} {
 		c := cfg
 		c.Sysbench.Tables, c.Duration, c.ReportInterval = ph.tables, ph.d, t1TransitionStep
 		if c, err = c.Validate(); err != nil {
 			return "", err
 		}
-		o.logf("transition: %d of %d tables for %v", ph.tables, t1Tables, ph.d)
+		o.logf("transition: %d of %d tables for %v", ph.tables, all, ph.d)
 		w, err := New(c)
 		if err != nil {
 			return "", err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -92,6 +93,22 @@ func TestT1Machinery(t *testing.T) {
 		}
 		if w := t145Wait(m, "LRU_list_mutex"); w < 0 || w > float64(m.Header.Threads) {
 			t.Errorf("%s: LRU wait share %v out of range", a.name, w)
+		}
+	}
+	// The transition reports a walk and a wait share per half second of
+	// each phase: 3 on half the tables, then 4 on all.
+	note, err := t1Transition(ctx, ScenarioOptions{}, d, 2<<20, filepath.Join(tmp, "transition"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	phases := strings.Split(note, "; then ")
+	if len(phases) != 2 || !strings.Contains(phases[0], "1 tables") || !strings.Contains(phases[1], "2 tables") {
+		t.Fatalf("transition note %q: want a phase on 1 table, then on 2", note)
+	}
+	for i, want := range []int{3, 4} {
+		walks := strings.SplitN(strings.SplitN(phases[i], "zip_clean walk mean ", 2)[1], ",", 2)[0]
+		if n := len(strings.Fields(walks)); n != want {
+			t.Errorf("phase %d: %d walk means %q, want %d", i+1, n, walks, want)
 		}
 	}
 }
