@@ -553,8 +553,7 @@ func t1Transition(ctx context.Context, o ScenarioOptions, cd *t145Data, pool int
 		var walks, shares []float64
 		for _, iv := range rep.Intervals {
 			walks = append(walks, iv.Metrics.Pool.ZipCleanWalkMean())
-			lru, _ := iv.Metrics.Pool.Latches.Get("LRU_list_mutex")
-			shares = append(shares, lru.Wait.Seconds()/(float64(c.Threads)*(iv.End-iv.Start).Seconds()))
+			shares = append(shares, iv.Metrics.Pool.Latches.WaitShare("LRU_list_mutex", c.Threads, iv.End-iv.Start))
 		}
 		if i > 0 {
 			b.WriteString("; then ")
