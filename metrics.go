@@ -30,6 +30,9 @@ type Metrics struct {
 	// AdaptiveHash is the adaptive hash index's snapshot, zero (Cells 0)
 	// when Options.AdaptiveHashIndex is off.
 	AdaptiveHash btree.AdaptiveHashStats
+	// ChangeBuffer is the change buffer's snapshot, zero (MaxBytes 0)
+	// when Options.ChangeBuffering is off.
+	ChangeBuffer btree.ChangeBufferStats
 }
 
 // IndexMetrics describes one index tree (INNODB_INDEXES) with its
@@ -66,6 +69,9 @@ func (s *Store) Metrics() Metrics {
 	if s.ahi != nil {
 		m.AdaptiveHash = s.ahi.Stats()
 	}
+	if s.cb != nil {
+		m.ChangeBuffer = s.cb.Stats()
+	}
 	for _, t := range s.Tables() {
 		for _, p := range t.parts {
 			_, free := p.alloc.state()
@@ -92,6 +98,7 @@ func (m Metrics) Sub(prev Metrics) Metrics {
 	d := m
 	d.Pool = m.Pool.Sub(prev.Pool)
 	d.AdaptiveHash = m.AdaptiveHash.Sub(prev.AdaptiveHash)
+	d.ChangeBuffer = m.ChangeBuffer.Sub(prev.ChangeBuffer)
 	d.Indexes = make([]IndexMetrics, len(m.Indexes))
 	for i, x := range m.Indexes {
 		for _, px := range prev.Indexes {
@@ -152,6 +159,10 @@ func (m Metrics) String() string {
 	b.WriteByte('\n')
 	if m.AdaptiveHash.Cells > 0 {
 		b.WriteString(m.AdaptiveHash.String())
+		b.WriteByte('\n')
+	}
+	if m.ChangeBuffer.MaxBytes > 0 {
+		b.WriteString(m.ChangeBuffer.String())
 		b.WriteByte('\n')
 	}
 	b.WriteString(m.Pool.String())

@@ -50,6 +50,15 @@ type Options struct {
 	// AdaptiveHashParts is innodb_adaptive_hash_index_parts, 1..512; 0
 	// means 8. Only with AdaptiveHashIndex.
 	AdaptiveHashParts int
+	// ChangeBuffering is innodb_change_buffering=all: inserts into and
+	// deletes from secondary-index leaves that are not in the pool wait in
+	// the change buffer until the leaf is read (btree.ChangeBuffer). Off
+	// by default, as in MySQL 8.4 and MariaDB 10.5+; MySQL 5.5 to 8.0 had
+	// it on.
+	ChangeBuffering bool
+	// ChangeBufferMaxPct is innodb_change_buffer_max_size, 1..50; 0 means
+	// 25. Only with ChangeBuffering.
+	ChangeBufferMaxPct int
 }
 
 // validate checks what Open does not leave to the layers below.
@@ -66,6 +75,12 @@ func (o Options) validate() error {
 	}
 	if o.AdaptiveHashParts != 0 && !o.AdaptiveHashIndex {
 		return fmt.Errorf("zipsim: Options.AdaptiveHashParts is %d but AdaptiveHashIndex is off: set AdaptiveHashIndex too, or leave the parts 0", o.AdaptiveHashParts)
+	}
+	if o.ChangeBufferMaxPct < 0 || o.ChangeBufferMaxPct > 50 {
+		return fmt.Errorf("zipsim: Options.ChangeBufferMaxPct is %d: use 1..50, 0 for 25", o.ChangeBufferMaxPct)
+	}
+	if o.ChangeBufferMaxPct != 0 && !o.ChangeBuffering {
+		return fmt.Errorf("zipsim: Options.ChangeBufferMaxPct is %d but ChangeBuffering is off: set ChangeBuffering too, or leave it 0", o.ChangeBufferMaxPct)
 	}
 	return nil
 }

@@ -49,6 +49,7 @@ type Store struct {
 	nextSpace   uint32
 	nextIndexID uint64
 	ahi         *btree.AdaptiveHash // nil unless Options.AdaptiveHashIndex
+	cb          *btree.ChangeBuffer // nil unless Options.ChangeBuffering
 }
 
 // Open opens the store in directory path, creating the directory if it is
@@ -89,6 +90,12 @@ func Open(path string, opts Options) (*Store, error) {
 	s := &Store{path: path, opts: opts, pool: pool, tables: map[string]*Table{}, nextSpace: 1, nextIndexID: 1}
 	if opts.AdaptiveHashIndex {
 		s.ahi, err = btree.NewAdaptiveHash(btree.AdaptiveHashOptions{Parts: opts.AdaptiveHashParts, Pool: pool})
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("zipsim: %w", err), pool.Close())
+		}
+	}
+	if opts.ChangeBuffering {
+		s.cb, err = btree.NewChangeBuffer(btree.ChangeBufferOptions{Pool: pool, MaxPct: opts.ChangeBufferMaxPct})
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("zipsim: %w", err), pool.Close())
 		}
@@ -266,6 +273,9 @@ func (s *Store) createPart(ctx context.Context, t *Table, i int) (*partition, st
 // dropPart takes a partition that will not be kept out of the pool
 // (its pages leave unwritten) and closes its tablespace.
 func (s *Store) dropPart(ctx context.Context, p *partition) error {
+	if s.cb != nil {
+		s.cb.Discard(p.space)
+	}
 	return errors.Join(s.pool.DropSpace(context.WithoutCancel(ctx), p.space), p.ts.Close())
 }
 
@@ -329,6 +339,13 @@ func (s *Store) Close() error {
 	defer s.mu.Unlock()
 	if s.path == "" {
 		return s.pool.Close()
+	}
+	if s.cb != nil {
+		// The buffer lives in memory: a slow shutdown's merge keeps its
+		// changes.
+		if err := s.cb.MergeAll(context.Background()); err != nil {
+			return errors.Join(fmt.Errorf("zipsim: close: %w", err), s.pool.Abandon())
+		}
 	}
 	if err := writeCatalog(s.path, s.catalog(), !s.opts.NoSync); err != nil {
 		err = errors.Join(err, s.pool.Abandon())

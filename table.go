@@ -125,7 +125,17 @@ func (t *Table) indexOptions(sch *schema, p *partition, j int, id uint64) btree.
 		Fields: x.fields, MaxKeyLen: x.maxKey, ExternRefs: sch.externRefsFor(j),
 		Padding: t.store.opts.Padding, LogCompressedPages: t.store.opts.LogCompressedPages,
 		MergeThresholdPct: t.opts.MergeThresholdPct, AdaptiveHash: t.store.ahi,
+		ChangeBuffer: t.changeBuffer(j),
 	}
+}
+
+// changeBuffer is the store's change buffer for index j: secondary
+// indexes only, and not while the store has none.
+func (t *Table) changeBuffer(j int) *btree.ChangeBuffer {
+	if j == 0 {
+		return nil
+	}
+	return t.store.cb
 }
 
 // externRefsFor is the btree's Options.ExternRefs for index j.

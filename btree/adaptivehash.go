@@ -344,6 +344,9 @@ func (ix *Index) retire(pageNo uint32) {
 // giveBack retires a page and returns it to the space's allocator.
 func (ix *Index) giveBack(pageNo uint32) {
 	ix.retire(pageNo)
+	if cb := ix.o.ChangeBuffer; cb != nil {
+		cb.forget(ix.o.Space, pageNo)
+	}
 	ix.o.Alloc.FreePage(pageNo)
 }
 

@@ -251,7 +251,7 @@ func (b *bulk) commit(l int, g bufpool.Guard, key []byte) error {
 			return fmt.Errorf("btree: bulk load: compress page %d (%d records, %d bytes): %w", pageNo, p.NRecs(), p.DataSize(), err)
 		}
 	}
-	err := g.MarkDirty()
+	err := ix.markDirty(&g)
 	g.Release()
 	if err != nil {
 		return err
@@ -362,7 +362,7 @@ func (b *bulk) finish() error {
 	if err := ix.moveRecords(tp, tz, rp, rz, 0, tp.NRecs(), true, b.st); err != nil {
 		return err
 	}
-	if err := rg.MarkDirty(); err != nil {
+	if err := ix.markDirty(&rg); err != nil {
 		return err
 	}
 	tg.Release()

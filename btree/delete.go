@@ -14,6 +14,11 @@ import (
 // then btr_cur_pessimistic_delete]: on a compressed page it clears the
 // record through the dense directory and never recompresses.
 func (ix *Index) Delete(ctx context.Context, key []byte) error {
+	if cb := ix.o.ChangeBuffer; cb != nil {
+		if err := cb.contractIfFull(ctx); err != nil {
+			return err
+		}
+	}
 	st := ix.ctr.Stripe()
 	done, err := ix.deleteOptimistic(ctx, key, st)
 	if err == nil && !done {
@@ -36,7 +41,7 @@ func (ix *Index) Delete(ctx context.Context, key []byte) error {
 	size := lp.p.RecSize(lp.slot)
 	err = pageDelete(lp.p, lp.z, lp.slot)
 	if err == nil {
-		err = lp.g.MarkDirty()
+		err = ix.markDirty(&lp.g)
 	}
 	lp.g.Release()
 	if err != nil {
@@ -59,9 +64,13 @@ func (ix *Index) countDelete(size int, st stripe.Stripe) {
 func (ix *Index) deleteOptimistic(ctx context.Context, key []byte, st stripe.Stripe) (bool, error) {
 	ix.lock.RLock()
 	defer ix.lock.RUnlock()
-	g, err := ix.descend(ctx, key, bufpool.Exclusive)
-	if err != nil {
-		return false, err
+	op := cbNone
+	if ix.o.ChangeBuffer != nil {
+		op = cbDelete
+	}
+	g, buffered, err := ix.descendOrBuffer(ctx, key, bufpool.Exclusive, op, nil)
+	if err != nil || buffered {
+		return buffered, err
 	}
 	defer g.Release()
 	p, z := page.IndexPage(g.Frame()), g.Zip()
@@ -78,7 +87,7 @@ func (ix *Index) deleteOptimistic(ctx context.Context, key []byte, st stripe.Str
 		return false, err
 	}
 	ix.countDelete(size, st)
-	return true, g.MarkDirty()
+	return true, ix.markDirty(&g)
 }
 
 // mergeLimit is BTR_CUR_PAGE_COMPRESS_LIMIT: the data size under which a

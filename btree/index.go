@@ -191,6 +191,9 @@ func (ix *Index) id(pageNo uint32) bufpool.PageID {
 }
 
 func (ix *Index) fix(ctx context.Context, pageNo uint32, mode bufpool.Mode) (bufpool.Guard, error) {
+	if ix.o.ChangeBuffer != nil {
+		return ix.fixMerging(ctx, pageNo, mode)
+	}
 	return ix.pool.Fix(ctx, ix.id(pageNo), mode)
 }
 
@@ -215,7 +218,7 @@ func (ix *Index) newPage(ctx context.Context, pageNo uint32, level int, prev, ne
 		err = ix.compress(p, g.Zip())
 	}
 	if err == nil {
-		err = g.MarkDirty()
+		err = ix.markDirty(&g)
 	}
 	if err != nil {
 		g.Release()
@@ -245,6 +248,16 @@ func nodeSlot(p page.IndexPage, key []byte) int {
 // shared latches on node pages top-down [btr_cur_search_to_nth_level].
 // The caller holds the index lock.
 func (ix *Index) descend(ctx context.Context, key []byte, mode bufpool.Mode) (bufpool.Guard, error) {
+	g, _, err := ix.descendOrBuffer(ctx, key, mode, cbNone, nil)
+	return g, err
+}
+
+// descendOrBuffer is descend that first offers op on key (and val) to the
+// change buffer once the leaf's page number is known, its parent latched
+// [btr_cur_search_to_nth_level with BTR_INSERT or BTR_DELETE_MARK: the
+// leaf fetched with BUF_GET_IF_IN_POOL, and ibuf_insert when it is not].
+// It reports whether the buffer took the change; then no page is latched.
+func (ix *Index) descendOrBuffer(ctx context.Context, key []byte, mode bufpool.Mode, op cbOp, val []byte) (bufpool.Guard, bool, error) {
 	pageNo := ix.root
 	level := int(ix.height.Load()) - 1
 	m := bufpool.Shared
@@ -253,7 +266,7 @@ func (ix *Index) descend(ctx context.Context, key []byte, mode bufpool.Mode) (bu
 	}
 	g, err := ix.fix(ctx, pageNo, m)
 	if err != nil {
-		return g, err
+		return g, false, err
 	}
 	for level > 0 {
 		p := page.IndexPage(g.Frame())
@@ -261,15 +274,19 @@ func (ix *Index) descend(ctx context.Context, key []byte, mode bufpool.Mode) (bu
 		level--
 		if level == 0 {
 			m = mode
+			if op != cbNone && ix.o.ChangeBuffer.buffer(ix, child, op, key, val) {
+				g.Release()
+				return bufpool.Guard{}, true, nil
+			}
 		}
 		cg, err := ix.fix(ctx, child, m)
 		g.Release()
 		if err != nil {
-			return cg, err
+			return cg, false, err
 		}
 		g = cg
 	}
-	return g, nil
+	return g, false, nil
 }
 
 // Get appends the value stored under key to dst [row_search_mvcc on the

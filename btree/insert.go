@@ -88,6 +88,11 @@ func CheckKeyLen(pageSize, zipSize, fields, keyLen int) error {
 // Insert adds key with value; ErrDuplicate if key is there
 // [btr_cur_optimistic_insert, then btr_cur_pessimistic_insert].
 func (ix *Index) Insert(ctx context.Context, key, value []byte) error {
+	if cb := ix.o.ChangeBuffer; cb != nil {
+		if err := cb.contractIfFull(ctx); err != nil {
+			return err
+		}
+	}
 	r, st, pessimistic, err := ix.leafWrite(ctx, key, value, ix.insertOptimistic, ix.insertPessimistic, cInsertsPessimistic)
 	if err == nil && pessimistic {
 		ix.countInsert(r, st)
@@ -155,9 +160,13 @@ func (ix *Index) countInsert(r page.Record, st stripe.Stripe) {
 func (ix *Index) insertOptimistic(ctx context.Context, r page.Record, st stripe.Stripe) (done bool, err error) {
 	ix.lock.RLock()
 	defer ix.lock.RUnlock()
-	g, err := ix.descend(ctx, r.Key, bufpool.Exclusive)
-	if err != nil {
-		return false, err
+	op := cbNone
+	if ix.o.ChangeBuffer != nil {
+		op = cbInsert
+	}
+	g, buffered, err := ix.descendOrBuffer(ctx, r.Key, bufpool.Exclusive, op, r.Value)
+	if err != nil || buffered {
+		return buffered, err
 	}
 	defer g.Release()
 	p := page.IndexPage(g.Frame())
@@ -169,7 +178,7 @@ func (ix *Index) insertOptimistic(ctx context.Context, r page.Record, st stripe.
 	if err != nil || !ok {
 		return false, err
 	}
-	if err := g.MarkDirty(); err != nil {
+	if err := ix.markDirty(&g); err != nil {
 		return false, err
 	}
 	st.Add(cInsertsOptimistic, 1)
@@ -232,7 +241,7 @@ func (ix *Index) insertPessimistic(ctx context.Context, r page.Record, st stripe
 	// Another thread may have made room since the optimistic try.
 	ok, err := ix.leafInsert(lp.p, lp.z, lp.slot, r, st)
 	if err == nil && ok {
-		err = lp.g.MarkDirty()
+		err = ix.markDirty(&lp.g)
 	}
 	lp.g.Release()
 	if err != nil || ok {

@@ -178,7 +178,7 @@ func (ix *Index) mergeInto(ctx context.Context, pageNo, sib, parentNo uint32, sl
 			return false, err
 		}
 	}
-	if err := sg.MarkDirty(); err != nil {
+	if err := ix.markDirty(&sg); err != nil {
 		return false, err
 	}
 	prev, next, level := p.Fil().Prev(), p.Fil().Next(), p.Level()
@@ -210,7 +210,7 @@ func (ix *Index) mergeInto(ctx context.Context, pageNo, sib, parentNo uint32, sl
 	if err := pageDelete(pp, pz, drop); err != nil {
 		return false, err
 	}
-	if err := pg.MarkDirty(); err != nil {
+	if err := ix.markDirty(&pg); err != nil {
 		return false, err
 	}
 	ix.freePage(pageNo, level)
@@ -250,7 +250,7 @@ func (ix *Index) discard(ctx context.Context, pageNo, parentNo uint32, slot int,
 		err = pageDelete(pp, pz, slot)
 	}
 	if err == nil {
-		err = pg.MarkDirty()
+		err = ix.markDirty(&pg)
 	}
 	pg.Release()
 	if err != nil {
@@ -322,7 +322,7 @@ func (ix *Index) liftRoot(ctx context.Context, st stripe.Stripe) error {
 		if rp.NRecs() == 0 {
 			err := ix.emptyPage(rp, rz, 0)
 			if err == nil {
-				err = rg.MarkDirty()
+				err = ix.markDirty(&rg)
 			}
 			rg.Release()
 			if err == nil {
@@ -344,7 +344,7 @@ func (ix *Index) liftRoot(ctx context.Context, st stripe.Stripe) error {
 			err = ix.moveRecords(cp, cz, rp, rz, 0, cp.NRecs(), true, st)
 		}
 		if err == nil {
-			err = rg.MarkDirty()
+			err = ix.markDirty(&rg)
 		}
 		cg.Release()
 		rg.Release()

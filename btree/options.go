@@ -88,6 +88,13 @@ type Options struct {
 	// OFF, MariaDB 10.5+'s and MySQL 8.4's default. Indexes sharing one
 	// must have different ID and Space pairs.
 	AdaptiveHash *AdaptiveHash
+	// ChangeBuffer, when set, buffers inserts and deletes on leaves that
+	// are not in the pool (innodb_change_buffering=all); nil is none,
+	// MySQL 8.4's and MariaDB 10.5+'s default. Only secondary indexes may
+	// have one, and their callers must know, as zipsim's tables do, that a
+	// key inserted is not there and a key deleted is: the buffer checks
+	// neither until it merges (ChangeBuffer).
+	ChangeBuffer *ChangeBuffer
 	// FillFactor is innodb_fill_factor for BulkLoad on uncompressed
 	// indexes, 10..100; 0 means 100, which keeps 1/16 of clustered leaves
 	// free as 5.6 did. Compressed pages are filled up to the pad instead.
@@ -124,6 +131,9 @@ func (o Options) withDefaults() (Options, error) {
 		if err := page.CheckZipSize(ps, o.ZipSize); err != nil {
 			return o, fmt.Errorf("btree: Options.ZipSize: %w", err)
 		}
+	}
+	if o.ChangeBuffer != nil && o.Clustered {
+		return o, errors.New("btree: Options.ChangeBuffer is set on a clustered index: only secondary indexes buffer changes")
 	}
 	if o.Fields == 0 {
 		o.Fields = 2

@@ -287,10 +287,10 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 	if err != nil {
 		return false, err
 	}
-	if err := g.MarkDirty(); err != nil {
+	if err := ix.markDirty(&g); err != nil {
 		return false, err
 	}
-	return ok, ng.MarkDirty()
+	return ok, ix.markDirty(&ng)
 }
 
 // countSplit classifies a split: Zip when the uncompressed page had room
@@ -324,7 +324,7 @@ func (ix *Index) relink(ctx context.Context, pageNo uint32, set func(page.Fil)) 
 	if z := g.Zip(); z != nil {
 		z.WriteHeader(p)
 	}
-	return g.MarkDirty()
+	return ix.markDirty(&g)
 }
 
 // moveRecords moves slots [lo, hi) of src into the empty page dst
@@ -470,10 +470,10 @@ func (ix *Index) raiseRoot(ctx context.Context, st stripe.Stripe) (uint32, error
 	if !ok {
 		return 0, fmt.Errorf("btree: index %q: one node pointer does not fit the empty root", ix.o.Name)
 	}
-	if err := rg.MarkDirty(); err != nil {
+	if err := ix.markDirty(&rg); err != nil {
 		return 0, err
 	}
-	if err := ng.MarkDirty(); err != nil {
+	if err := ix.markDirty(&ng); err != nil {
 		return 0, err
 	}
 	// The root moved up a level and newNo took its place on the old one.
@@ -526,7 +526,7 @@ func (ix *Index) insertNodePtr(ctx context.Context, path []uint32, level int, af
 	r := page.Record{Key: key, Child: child}
 	ok, err := ix.insertOrReorganize(pp, pz, i+1, r, st)
 	if err == nil {
-		err = pg.MarkDirty()
+		err = ix.markDirty(&pg)
 	}
 	pg.Release()
 	if err != nil || ok {

@@ -50,7 +50,7 @@ func (ix *Index) updateOptimistic(ctx context.Context, r page.Record, st stripe.
 		}
 		st.Add(cUpdates, 1)
 		st.Add(cUpdatesInPlace, 1)
-		return true, g.MarkDirty()
+		return true, ix.markDirty(&g)
 	}
 	// btr_cur_optimistic_update: room in the log first (which may
 	// reorganize), then a page that would fall below the merge limit or
@@ -77,7 +77,7 @@ func (ix *Index) updateOptimistic(ctx context.Context, r page.Record, st stripe.
 	}
 	st.Add(cUpdates, 1)
 	st.Add(cLeafData, uint64(newSize-oldSize))
-	return true, g.MarkDirty()
+	return true, ix.markDirty(&g)
 }
 
 // updateAllocZip is btr_cur_update_alloc_zip for a change that the log
@@ -154,7 +154,7 @@ func (ix *Index) updatePessimistic(ctx context.Context, r page.Record, st stripe
 		ok, err = ix.insertOrReorganize(lp.p, lp.z, lp.slot, r, st)
 	}
 	if err == nil {
-		err = lp.g.MarkDirty()
+		err = ix.markDirty(&lp.g)
 	}
 	lp.g.Release()
 	if err != nil {

@@ -101,6 +101,21 @@ func (p *Pool) Peek(id PageID, mode Mode) (Guard, bool) {
 	return g, ok
 }
 
+// Contains reports whether the page is in the pool in any state: with a
+// frame, compressed only, or being read [buf_page_peek]. The change buffer
+// asks it before buffering a change, under its own shard latch, so that a
+// page read after the answer finds the change waiting for it.
+func (p *Pool) Contains(id PageID) bool {
+	if p.checkID("contains", id) != nil {
+		return false
+	}
+	hp := p.instanceOf(id).part(id)
+	hp.mu.RLock()
+	ok := hp.t.get(id) != nil
+	hp.mu.RUnlock()
+	return ok
+}
+
 // lockForFix takes the buffer pool mutex that Global locking holds over a
 // fix's lookup and pin; unlockForFix lets it go.
 func (in *instance) lockForFix() {
