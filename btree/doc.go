@@ -34,6 +34,15 @@
 // index frees lose that mark (retire) before the space takes them back,
 // so that no guess reads the records a merge copied to a sibling.
 //
+// With Options.ChangeBuffer, an insert or delete on a secondary index
+// whose leaf is not in the pool stops at the leaf's parent and leaves the
+// change in the change buffer (changebuffer.go) instead of reading the
+// leaf; every fix of a page of such an index (Index.fix) first applies the
+// changes waiting for it, with the leaf latched exclusively, so no reader
+// sees a leaf without them. A leaf's free space, which decides what may
+// wait for it, is recorded whenever the leaf changes in the pool
+// (markDirty).
+//
 // # InnoDB counterparts
 //
 //   - btr/btr0cur.cc: btr_cur_search_to_nth_level (descend),
@@ -58,6 +67,10 @@
 //   - btr/btr0sea.cc: btr_search_guess_on_hash, btr_search_check_guess,
 //     btr_search_info_update, btr_search_build_page_hash_index,
 //     btr_search_update_hash_ref (adaptivehash.go).
+//   - ibuf/ibuf0ibuf.cc: ibuf_insert, ibuf_insert_low,
+//     ibuf_index_page_calc_free_bits/_zip, ibuf_contract,
+//     ibuf_merge_or_delete_for_page, ibuf_delete_for_discarded_space
+//     (changebuffer.go).
 //
 // # Concurrency
 //
@@ -77,6 +90,11 @@
 // latch (btr_search_latch#i) shared and the leaf's latch shared, as
 // InnoDB's does; page builds and cell rewrites take the part's latch
 // exclusively, so they stall the reads of every index in that part.
+// The change buffer's shard latches (ibuf_mutex) are taken last, under
+// page latches, and never wait for one: a change is buffered with the
+// leaf's parent latched shared, and applied with the leaf latched
+// exclusively and the index lock held at least shared, as an optimistic
+// insert is.
 //
 // # Where zipsim differs, and why
 //
@@ -96,6 +114,12 @@
 //     leaves the pool or is freed; only Get and View use it and feed it
 //     (InnoDB also positions cursors and BTR_MODIFY_LEAF searches with
 //     it), and its SearchesBTree counts point reads only.
+//   - The change buffer keeps its entries in Go memory, not in a B-tree in
+//     the system tablespace's pool pages; it knows a leaf's free space
+//     only once the leaf changed in the pool since the buffer was made;
+//     a buffered delete stands for InnoDB's delete-mark and purge
+//     together; and there are no background merges by a master thread
+//     (changebuffer.go).
 //   - Pages merge only with siblings under the same parent; InnoDB also
 //     merges across parents, rewriting the grandparent's node pointer. An
 //     empty page that cannot merge is discarded.

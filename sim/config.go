@@ -47,6 +47,7 @@ type Config struct {
 	LogCompressedPages bool          `json:"log_compressed_pages"` // innodb_log_compressed_pages=ON (5.6/5.7's default); off is MariaDB's insert path
 	NoZlibReuse        bool          `json:"no_zlib_reuse"`        // build codec state per page (de)compression (zlib_reuse=off)
 	AdaptiveHash       bool          `json:"adaptive_hash"`        // innodb_adaptive_hash_index=ON: point reads by primary key skip the descent when hashed
+	ChangeBuffering    bool          `json:"change_buffering"`     // innodb_change_buffering=all: secondary-index inserts and deletes on leaves not in the pool wait in the change buffer
 	PageCleaner        bool          `json:"page_cleaner"`         // a background page cleaner keeps LRUScanDepth frames free per instance
 	LRUScanDepth       int           `json:"lru_scan_depth"`       // innodb_lru_scan_depth; 0 means 1024
 
