@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zipsim/zipsim"
+	"github.com/zipsim/zipsim/btree"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 )
@@ -232,12 +233,15 @@ type t6Run struct {
 	// Page writes over the run: by fixers writing their victims, and by
 	// the page cleaner.
 	singleFlushes, batchFlushes uint64
+	ibuf                        btree.ChangeBufferStats // over the request intervals
+	id1TypeWrites               uint64                  // id1_type's inserts and deletes over the intervals
 }
 
 func runT6(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	base := Config{
 		Workload: "linkbench", Seed: 6, Threads: t6Threads, PageSize: t6PageSize,
 		PoolRatio: 0.15, IOLatency: 100 * time.Microsecond, PageCleaner: true, LRUScanDepth: t6CleanerFree,
+		ChangeBuffering: true,
 		Duration: t6N * t6Interval, ReportInterval: t6Interval,
 		Linkbench: LinkbenchConfig{MaxID1: t6MaxID1, Loaders: t6Loaders},
 	}
@@ -271,6 +275,16 @@ func runT6(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 			r.name, r.fillBefore, r.fillAfter, r.reads, float64(r.reads)/float64(max(r.ops, 1)), r.busiest, r.busyShare)
 		out.Notef("%s: linktable.id1_type over the %d intervals: %s", r.name, t6N, r.id1Type)
 		out.Notef("%s: pages written by fixers for their victims %d, by the page cleaner %d", r.name, r.singleFlushes, r.batchFlushes)
+		// id1_type's writes: those applied in the foreground, plus those
+		// buffered; the tree's counters hold the foreground ones and the
+		// merged ones.
+		b := r.ibuf
+		buffered := b.Inserts + b.Deletes
+		writes := r.id1TypeWrites - b.MergedInserts - b.MergedDeletes + buffered
+		out.Notef("%s: change buffer took %d inserts and %d deletes (%.0f%% of id1_type's %d writes); refused %d for the leaf's room, %d that could empty it, %d of leaves not yet seen, %d when full; "+
+			"%d pages merged (%d inserts, %d deletes), %d writer contractions; %.0f KiB waiting at the end (cap %.0f KiB)",
+			r.name, b.Inserts, b.Deletes, 100*t679Ratio(float64(buffered), float64(writes)), writes,
+			b.RefusedSpace, b.RefusedEmpty, b.RefusedUnknown, b.RefusedFull, b.Merges, b.MergedInserts, b.MergedDeletes, b.Contractions, float64(b.Bytes)/1024, float64(b.MaxBytes)/1024)
 	}
 	out.Notef("c/u QPS by interval %s", t679Fmt(t679Div(c.qps, u.qps), "%.2f"))
 	out.Notef("u again with MERGE_THRESHOLD=%d, the MySQL 5.7 manual's remedy for merge-split thrash (context, not a check): "+
@@ -332,9 +346,11 @@ func t6One(ctx context.Context, o ScenarioOptions, cfg Config) (t6Run, error) {
 	r.reads = rep.Metrics.Pool.Reads
 	r.ops = rep.Totals.Ops
 	r.singleFlushes, r.batchFlushes = rep.Metrics.Pool.SingleFlushes, rep.Metrics.Pool.BatchFlushes
+	r.ibuf = rep.Metrics.ChangeBuffer
 	for _, x := range rep.Metrics.Indexes {
 		if x.Table == "linktable" && x.Index == "id1_type" {
 			b := x.BTree
+			r.id1TypeWrites = b.Inserts + b.Deletes
 			r.id1Type = fmt.Sprintf("%d inserts (%d pessimistic), %d updates (%d pessimistic), %d deletes, %d splits, %d merges, %d recompressions",
 				b.Inserts, b.InsertsPessimistic, b.Updates, b.UpdatesPessimistic, b.Deletes, b.Splits(), b.Merges, b.Recompressions)
 		}

@@ -60,6 +60,7 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	// with the same ratios); the IO-bound loads are context.
 	cached := Config{
 		Workload: "linkbench", Seed: 7, Threads: 1, PoolRatio: t7CachedRatio, PageSize: t6PageSize,
+		ChangeBuffering: true,
 		Linkbench: LinkbenchConfig{MaxID1: t7MaxID1, Loaders: t7Loaders},
 	}
 	io := cached

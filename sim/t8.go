@@ -88,7 +88,7 @@ func t8Config(m t8Mode, maxid1 int) Config {
 	return Config{
 		Workload: "linkbench", Seed: 1, Threads: t8Threads, Warmup: t8Warmup, Duration: t8Duration,
 		ReportInterval: time.Second, RowFormat: m.rf, KBS: m.kbs, Partitions: t8Partitions,
-		PoolRatio: t8Pool, IOLatency: t8Latency,
+		PoolRatio: t8Pool, IOLatency: t8Latency, ChangeBuffering: true,
 		Linkbench: LinkbenchConfig{MaxID1: maxid1},
 	}
 }
