@@ -242,7 +242,7 @@ func runT6(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		Workload: "linkbench", Seed: 6, Threads: t6Threads, PageSize: t6PageSize,
 		PoolRatio: 0.15, IOLatency: 100 * time.Microsecond, PageCleaner: true, LRUScanDepth: t6CleanerFree,
 		ChangeBuffering: true,
-		Duration: t6N * t6Interval, ReportInterval: t6Interval,
+		Duration:        t6N * t6Interval, ReportInterval: t6Interval,
 		Linkbench: LinkbenchConfig{MaxID1: t6MaxID1, Loaders: t6Loaders},
 	}
 	var runs []t6Run

@@ -61,7 +61,7 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	cached := Config{
 		Workload: "linkbench", Seed: 7, Threads: 1, PoolRatio: t7CachedRatio, PageSize: t6PageSize,
 		ChangeBuffering: true,
-		Linkbench: LinkbenchConfig{MaxID1: t7MaxID1, Loaders: t7Loaders},
+		Linkbench:       LinkbenchConfig{MaxID1: t7MaxID1, Loaders: t7Loaders},
 	}
 	io := cached
 	io.PoolRatio, io.IOLatency = 0.15, 100*time.Microsecond
