@@ -33,8 +33,10 @@ func newBufferedIndex(t testing.TB, zip int, poolBytes int64, maxPct int) (*test
 
 // secKey is a secondary entry's key: a random-looking 8-byte prefix, so
 // that inserts land on leaves all over the index, then the row id.
-func secKey(id uint64) []byte {
-	k := binary.BigEndian.AppendUint64(nil, id*0x9e3779b97f4a7c15)
+func secKey(id uint64) []byte { return appendSecKey(nil, id) }
+
+func appendSecKey(dst []byte, id uint64) []byte {
+	k := binary.BigEndian.AppendUint64(dst, id*0x9e3779b97f4a7c15)
 	k = binary.BigEndian.AppendUint64(k, id)
 	return append(k, "a secondary entry of a row, long enough that leaves hold a few hundred"...)
 }
