@@ -67,6 +67,7 @@ func TestChangeBufferStore(t *testing.T) {
 			require.NotZero(t, cb.PendingPages, "nothing waits to be merged")
 
 			// Reads through the index see buffered changes.
+			merges := cb.Merges
 			for range 200 {
 				id := r.IntN(n)
 				var got []int64
@@ -80,6 +81,7 @@ func TestChangeBufferStore(t *testing.T) {
 					require.Contains(t, got, int64(id), "row %d under k %d", id, k[id])
 				}
 			}
+			require.Greater(t, st.Metrics().ChangeBuffer.Merges, merges, "the reads merged no leaf")
 			require.Empty(t, tb.Check(ctx))
 
 			// Pending changes at Close are merged, not lost.

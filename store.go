@@ -344,19 +344,25 @@ func (s *Store) Close() error {
 		// The buffer lives in memory: a slow shutdown's merge keeps its
 		// changes.
 		if err := s.cb.MergeAll(context.Background()); err != nil {
-			return errors.Join(fmt.Errorf("zipsim: close: %w", err), s.pool.Abandon())
+			return errors.Join(fmt.Errorf("zipsim: close: change buffer: %w", err), s.abandon())
 		}
 	}
 	if err := writeCatalog(s.path, s.catalog(), !s.opts.NoSync); err != nil {
-		err = errors.Join(err, s.pool.Abandon())
-		for _, t := range s.tables {
-			for _, p := range t.parts {
-				err = errors.Join(err, p.ts.Device().Close())
-			}
-		}
-		return err
+		return errors.Join(err, s.abandon())
 	}
 	return s.pool.Close()
+}
+
+// abandon leaves the pool without writing it and closes the tablespaces'
+// devices, for a Close that cannot finish.
+func (s *Store) abandon() error {
+	err := s.pool.Abandon()
+	for _, t := range s.tables {
+		for _, p := range t.parts {
+			err = errors.Join(err, p.ts.Device().Close())
+		}
+	}
+	return err
 }
 
 // catalog describes the store for the catalog file; s.mu is held.

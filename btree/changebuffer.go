@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -19,64 +20,87 @@ import (
 // innodb_change_buffering=all as MySQL 5.5–8.0 default it: an insert into,
 // or a delete from, a leaf of a secondary index that is not in the pool
 // is kept here instead of reading the leaf, and applied when the leaf is
-// next read [ibuf_insert, then ibuf_merge_or_delete_for_page]. One buffer
-// serves every index given it; clustered indexes cannot have one, as in
-// InnoDB, whose clustered records must be checked for duplicates.
+// next fixed [ibuf_insert, then ibuf_merge_or_delete_for_page]. One
+// buffer serves every index given it, all on one pool; clustered indexes
+// cannot have one, as in InnoDB, whose clustered records must be checked
+// for duplicates. A leaf whose compressed block is in the pool without a
+// frame counts as in the pool, as buf_page_get_gen decompresses it for
+// BUF_GET_IF_IN_POOL.
 //
-// A change is buffered only when the leaf was seen in the pool since the
-// buffer was made, so that its free space is known, as InnoDB's insert
-// buffer bitmap knows it: two bits a page, P/32 bytes a step, where P is
-// the physical (compressed) page size [ibuf_index_page_calc_free_bits].
-// An insert is buffered when the inserts already buffered for the leaf,
-// this one and a byte of directory each fit what the bits promise
-// [ibuf_insert_low: ibuf_get_volume_buffered + entry size +
-// page_dir_calc_reserved_space(1); here a whole 2-byte slot], so a merge
-// never splits. On a
-// compressed leaf the bits come from the smaller of the frame's free
-// space and the modification log's [ibuf_index_page_calc_free_zip], so
-// a merge only appends to the log: it never recompresses. zipsim deletes
-// at once where InnoDB delete-marks a record and purges it later, so a
-// buffered delete is InnoDB's buffered delete-mark and purge together; it
-// is buffered only while the leaf keeps a record after every buffered
-// change, as InnoDB's purge is [ibuf_insert_low: min_n_recs]. zipsim
-// keeps the bits up to date on every leaf change, where InnoDB only
-// lowers them after an optimistic insert [ibuf_update_free_bits_if_full],
-// so here a leaf's bits are never below its free space.
+// A change is buffered only for a leaf whose free space is known, as
+// InnoDB's insert buffer bitmap knows it: two bits a page, P/32 bytes a
+// step, where P is the physical (compressed) page size
+// [ibuf_index_page_calc_free_bits]. The bits are recorded when a leaf is
+// fixed and not yet known, and after every change to it. InnoDB keeps
+// them on disk and sets them after optimistic deletes, compressed inserts
+// and splits, but after an uncompressed optimistic insert only lowers
+// them once the page fills [ibuf_update_free_bits_if_full]; so here the
+// bits are exact where InnoDB's may promise less, and neither ever
+// promises more than there is. An insert is buffered when the inserts
+// already buffered for the leaf, this one and a directory slot each (2
+// bytes, where InnoDB charges page_dir_calc_reserved_space(1), 1 byte)
+// fit what the bits promise [ibuf_insert_low, ibuf_get_volume_buffered],
+// so a merge never splits. On a compressed leaf the bits come from the
+// smaller of the frame's free space and the modification log's
+// [ibuf_index_page_calc_free_zip], and each buffered delete is charged
+// the 2 bytes its clearing may take in the log, so a merge only appends
+// to the log: it never recompresses.
+//
+// zipsim deletes at once where InnoDB delete-marks a record and purges it
+// later, so a buffered delete stands for InnoDB's buffered delete-mark and
+// purge together. It is buffered while the leaf, by its record count when
+// last seen and the changes buffered since, keeps a record. InnoDB always
+// buffers the delete-mark, which changes no size, but the purge only when
+// its own entries show two records on the page [ibuf_insert_low:
+// min_n_recs], so its purge often reads the leaf later, in the
+// background; zipsim spares that read.
 //
 // The buffer holds at most MaxPct of the pool's bytes
-// [innodb_change_buffer_max_size]. When full it buffers nothing more, and
-// the next write to a buffered index first merges up to eight pages
-// itself, reading them, as a full ibuf makes its inserting thread
-// contract it [IBUF_CONTRACT_DO_NOT_INSERT, ibuf_contract;
-// IBUF_MAX_N_PAGES_MERGED]; the pages are picked at random, as
-// ibuf_merge_pages starts from a random position. MergeAll merges
-// everything (a slow shutdown, innodb_fast_shutdown=0, which Store.Close
-// does because zipsim keeps the buffer in memory) and Discard drops a
-// tablespace's changes [ibuf_delete_for_discarded_space].
+// [innodb_change_buffer_max_size], counting each change as the ibuf
+// record InnoDB would store [ibuf_entry_build]. When it is full, a write
+// to a buffered index first merges eight pages itself, reading them, as
+// ibuf_insert_low makes a thread that finds the ibuf full contract it
+// [ibuf_contract, IBUF_MAX_N_PAGES_MERGED]; the change then goes to the
+// buffer unless other writers filled it again. InnoDB refuses changes
+// only at the maximum plus IBUF_CONTRACT_DO_NOT_INSERT (10 pages),
+// contracts in the background after inserts above the maximum
+// [ibuf_contract_after_insert], and merges the pages near one random
+// position [ibuf_get_merge_page_nos]; zipsim picks eight at random.
+// MergeAll merges everything (a slow shutdown, innodb_fast_shutdown=0,
+// which Store.Close does because zipsim keeps the buffer in memory) and
+// Discard drops a tablespace's changes [ibuf_delete_for_discarded_space].
 //
 // Not modelled: the buffer's own B-tree, which lives in the system
 // tablespace and takes up to MaxPct of the pool's frames (here the
 // entries live in Go memory beside the pool, and Stats reports their
-// bytes so the difference can be judged); the master thread's background
-// merges, 5% of innodb_io_capacity pages a second while the server is
-// busy [ibuf_merge_in_background]; and merging the neighbours of a page
-// whose change was refused [ibuf_get_merge_page_nos].
+// bytes so the difference can be judged); and the master thread's
+// background merges, 5% of innodb_io_capacity pages a second while the
+// server is busy [ibuf_merge_in_background].
 //
-// Concurrency: a shard latch guards each shard's changes and free-space
-// record, and is the last latch taken. A change is buffered under it only
-// after Pool.Contains says the leaf is not in the pool, and a leaf read
-// into the pool looks for changes under it, so every change is either
-// buffered before the leaf arrives (and found) or refused. Changes are
-// applied with the leaf latched exclusively and the index lock held
-// shared or exclusively, as an optimistic insert is, and taken from the
-// buffer only then, so no reader sees a leaf without its changes.
+// An index's counters (Stats: Inserts, Deletes, Rows) count a buffered
+// change when it is merged.
+//
+// Concurrency: a shard latch (ibuf_mutex) guards each shard's changes and
+// free-space records. Under it the buffer asks Pool.Contains, which takes
+// a page hash latch, and nothing else: no holder waits for a page latch.
+// A change is buffered only after Contains says the leaf is not in the
+// pool, and every fix of a leaf looks for changes under the same latch
+// after the leaf entered the pool, so each change is either buffered
+// before the leaf arrives (and found) or refused. Changes are applied
+// with the leaf latched exclusively and the index lock held shared or
+// exclusively, as an optimistic insert is, and leave the buffer only once
+// applied, so no reader sees a leaf without its changes and a merge that
+// fails loses none.
 type ChangeBuffer struct {
 	pool     *bufpool.Pool
 	maxBytes int64
 	// size is ibuf->size in bytes: InnoDB guards it with ibuf_mutex,
-	// which every ibuf insert takes; one shared word is that model.
+	// which every ibuf insert takes; one shared word is that model. The
+	// words written on different paths sit on their own cache lines.
 	size    atomic.Int64
+	_       [56]byte
 	pending atomic.Int64 // pages with buffered changes
+	_       [56]byte
 	next    atomic.Uint32
 	shards  [cbShards]cbShard
 	ctr     *stripe.Counters
@@ -104,19 +128,49 @@ const (
 	// cbMergePages is IBUF_MAX_N_PAGES_MERGED, the pages one contraction
 	// merges.
 	cbMergePages = 8
-	// cbEntryOverhead is what an ibuf record adds to the entry it
-	// carries [ibuf_entry_build]: space id 4, marker 1, page number 4,
-	// counter, op and flags 4, and a 5-byte record header.
-	cbEntryOverhead = 18
-	// cbFieldTypeBytes is the type information an ibuf record keeps for
-	// each field of the entry (DATA_NEW_ORDER_NULL_TYPE_BUF_SIZE).
-	cbFieldTypeBytes = 6
+	// An ibuf record [ibuf_entry_build] is REDUNDANT: a 6-byte header
+	// (REC_N_OLD_EXTRA_BYTES) and a 1-byte end offset a field (2 bytes
+	// once the record passes 127 bytes), then space id 4, marker 1, page
+	// number 4, and metadata: counter, op and flags 4, and 6 bytes of
+	// type a field of the entry (DATA_NEW_ORDER_NULL_TYPE_BUF_SIZE).
+	cbRecHeader   = 6
+	cbFixedFields = 4
+	cbFixedBytes  = 4 + 1 + 4 + 4
+	cbTypeBytes   = 6
 	// cbDirReserve is the directory room a buffered insert is charged on
 	// its leaf. InnoDB charges page_dir_calc_reserved_space(1), one byte,
 	// as a slot owns 4 to 8 records; the frame of a compressed page here
 	// takes a whole slot a record, so each is charged a slot.
 	cbDirReserve = 2
+	// cbDeleteLog is what a delete's clearing entry may take in a
+	// compressed leaf's modification log (page_zip_clear_rec: 1 or 2
+	// bytes).
+	cbDeleteLog = 2
 )
+
+// ibufRecBytes is the size of the ibuf record carrying an entry of
+// fields fields and dataLen bytes.
+func ibufRecBytes(fields, dataLen int) int64 {
+	data := cbFixedBytes + cbTypeBytes*fields + dataLen
+	offsets := cbFixedFields + fields
+	if cbRecHeader+offsets+data > 127 {
+		offsets *= 2
+	}
+	return int64(cbRecHeader + offsets + data)
+}
+
+// cbCost is what a change takes: on its leaf (volume, counted against
+// the free bits) and in the buffer (n bytes).
+func (ix *Index) cbCost(op cbOp, key, val []byte) (volume int, n int64) {
+	n = ibufRecBytes(ix.o.Fields, len(key)+len(val))
+	switch {
+	case op == cbInsert:
+		volume = page.RecordSize(ix.kind, len(key), len(val)) + cbDirReserve
+	case ix.zip != 0:
+		volume = cbDeleteLog
+	}
+	return volume, n
+}
 
 type cbShard struct {
 	mu    latch.Mutex
@@ -211,9 +265,7 @@ func (cb *ChangeBuffer) note(space, pageNo, bits uint32, nRecs int) {
 	v := bits | uint32(min(nRecs, 1<<20))<<2
 	sh := cb.shard(k)
 	sh.mu.Lock()
-	if sh.free[k] != v {
-		sh.free[k] = v
-	}
+	sh.free[k] = v
 	sh.mu.Unlock()
 }
 
@@ -238,8 +290,8 @@ func (cb *ChangeBuffer) buffer(ix *Index, pageNo uint32, op cbOp, key, val []byt
 	k := cbKey(ix.o.Space, pageNo)
 	sh := cb.shard(k)
 	sh.mu.Lock()
+	defer sh.mu.Unlock()
 	if cb.pool.Contains(ix.id(pageNo)) {
-		sh.mu.Unlock()
 		return false
 	}
 	f, known := sh.free[k]
@@ -248,19 +300,16 @@ func (cb *ChangeBuffer) buffer(ix *Index, pageNo uint32, op cbOp, key, val []byt
 	if pg != nil {
 		ins, del, volume = pg.ins, pg.del, pg.volume
 	}
-	size := page.RecordSize(ix.kind, len(key), len(val))
+	v, n := ix.cbCost(op, key, val)
 	switch {
 	case !known:
 		st.Add(cbRefusedUnknown, 1)
-		sh.mu.Unlock()
 		return false
-	case op == cbInsert && volume+size+cbDirReserve > freeFromBits(ix.physSize(), f&3):
+	case op == cbInsert && volume+v > freeFromBits(ix.physSize(), f&3):
 		st.Add(cbRefusedSpace, 1)
-		sh.mu.Unlock()
 		return false
 	case op == cbDelete && int(f>>2)+ins-del-1 < 1:
 		st.Add(cbRefusedEmpty, 1)
-		sh.mu.Unlock()
 		return false
 	}
 	if pg == nil {
@@ -269,24 +318,30 @@ func (cb *ChangeBuffer) buffer(ix *Index, pageNo uint32, op cbOp, key, val []byt
 		sh.pages[k] = pg
 		cb.pending.Add(1)
 	}
+	pg.add(op, key, val, v, n)
+	cb.size.Add(n)
+	if op == cbInsert {
+		st.Add(cbInserts, 1)
+	} else {
+		st.Add(cbDeletes, 1)
+	}
+	return true
+}
+
+// add appends a change that costs volume on the leaf and n bytes.
+func (pg *cbPage) add(op cbOp, key, val []byte, volume int, n int64) {
 	pg.ops = append(pg.ops, byte(op))
 	pg.ops = binary.AppendUvarint(pg.ops, uint64(len(key)))
 	pg.ops = append(pg.ops, key...)
 	pg.ops = binary.AppendUvarint(pg.ops, uint64(len(val)))
 	pg.ops = append(pg.ops, val...)
-	n := int64(len(key) + len(val) + cbEntryOverhead + cbFieldTypeBytes*ix.o.Fields)
+	pg.volume += volume
 	pg.bytes += n
 	if op == cbInsert {
 		pg.ins++
-		pg.volume += size + cbDirReserve
-		st.Add(cbInserts, 1)
 	} else {
 		pg.del++
-		st.Add(cbDeletes, 1)
 	}
-	cb.size.Add(n)
-	sh.mu.Unlock()
-	return true
 }
 
 // take returns an empty cbPage, reusing one a merge gave back.
@@ -299,52 +354,40 @@ func (sh *cbShard) take() *cbPage {
 	return &cbPage{}
 }
 
-// has reports whether changes wait for the page.
-func (cb *ChangeBuffer) has(space, pageNo uint32) bool {
-	if cb.pending.Load() == 0 {
-		return false
-	}
-	k := cbKey(space, pageNo)
+// waiting reports whether changes wait for the leaf g holds, and records
+// its free space if the buffer does not know it yet (a leaf read since
+// the buffer was made: InnoDB's bitmap survives a restart).
+func (ix *Index) waiting(g *bufpool.Guard) bool {
+	cb := ix.o.ChangeBuffer
+	k := cbKey(ix.o.Space, g.ID().PageNo)
 	sh := cb.shard(k)
 	sh.mu.Lock()
-	_, ok := sh.pages[k]
-	sh.mu.Unlock()
-	return ok
-}
-
-// remove takes the page's changes out of the buffer; the caller holds the
-// leaf latched exclusively and gives the cbPage back with recycle.
-func (cb *ChangeBuffer) remove(space, pageNo uint32) *cbPage {
-	k := cbKey(space, pageNo)
-	sh := cb.shard(k)
-	sh.mu.Lock()
-	pg, ok := sh.pages[k]
-	if ok {
-		delete(sh.pages, k)
-		cb.pending.Add(-1)
-		cb.size.Add(-pg.bytes)
+	defer sh.mu.Unlock()
+	if _, ok := sh.pages[k]; ok {
+		return true
 	}
-	sh.mu.Unlock()
-	return pg
+	if _, known := sh.free[k]; !known {
+		p := page.IndexPage(g.Frame())
+		sh.free[k] = ix.leafFreeBits(p, g.Zip()) | uint32(min(p.NRecs(), 1<<20))<<2
+	}
+	return false
 }
 
-func (cb *ChangeBuffer) recycle(space, pageNo uint32, pg *cbPage) {
-	*pg = cbPage{ops: pg.ops[:0]}
-	sh := cb.shard(cbKey(space, pageNo))
-	sh.mu.Lock()
-	sh.spare = append(sh.spare, pg)
-	sh.mu.Unlock()
+// isLeaf reports whether g holds a leaf of ix, the only pages changes
+// wait for.
+func (ix *Index) isLeaf(g *bufpool.Guard) bool {
+	p := page.IndexPage(g.Frame())
+	return p.Level() == 0 && p.IndexID() == ix.o.ID
 }
 
-// fix is Pool.Fix for a page of an index with a change buffer: a leaf
-// with buffered changes is latched exclusively and gets them before the
-// caller sees it [buf_page_io_complete, buf_page_get_gen →
+// fixMerging is Pool.Fix for a page of an index with a change buffer: a
+// leaf with buffered changes is latched exclusively and gets them before
+// the caller sees it [buf_page_io_complete, buf_page_get_gen →
 // ibuf_merge_or_delete_for_page].
 func (ix *Index) fixMerging(ctx context.Context, pageNo uint32, mode bufpool.Mode) (bufpool.Guard, error) {
-	cb := ix.o.ChangeBuffer
 	for {
 		g, err := ix.pool.Fix(ctx, ix.id(pageNo), mode)
-		if err != nil || !cb.has(ix.o.Space, pageNo) {
+		if err != nil || !ix.isLeaf(&g) || !ix.waiting(&g) {
 			return g, err
 		}
 		if mode == bufpool.Shared {
@@ -366,62 +409,104 @@ func (ix *Index) fixMerging(ctx context.Context, pageNo uint32, mode bufpool.Mod
 
 // mergeBuffered applies the changes buffered for the leaf g holds
 // exclusively, in the order they came [ibuf_merge_or_delete_for_page:
-// ibuf_insert_to_index_page, ibuf_delete]. Under the rules that let them
-// in they always fit; one that does not, or an insert whose key is there
-// or a delete whose key is not, means the buffer and the leaf disagree,
-// and is an error naming the page.
+// ibuf_insert_to_index_page, ibuf_delete], and then takes them out of the
+// buffer. Under the rules that let them in they always fit; one that does
+// not, or an insert whose key is there or a delete whose key is not,
+// means the buffer and the leaf disagree: the changes before it stay
+// applied, it and those after it stay buffered, and the error names the
+// page.
 func (ix *Index) mergeBuffered(g *bufpool.Guard) error {
 	cb := ix.o.ChangeBuffer
-	pageNo := g.ID().PageNo
-	pg := cb.remove(ix.o.Space, pageNo)
+	k := cbKey(ix.o.Space, g.ID().PageNo)
+	sh := cb.shard(k)
+	sh.mu.Lock()
+	pg := sh.pages[k]
+	sh.mu.Unlock()
 	if pg == nil {
 		return nil
 	}
-	defer cb.recycle(ix.o.Space, pageNo, pg)
+	// The leaf is in the pool and latched: nothing is added to pg now.
+	done, err := ix.applyBuffered(g, pg.ops)
+	sh.mu.Lock()
+	cb.size.Add(-pg.bytes)
+	if err == nil {
+		delete(sh.pages, k)
+		cb.pending.Add(-1)
+		*pg = cbPage{ops: pg.ops[:0]}
+		sh.spare = append(sh.spare, pg)
+	} else {
+		// Keep what was not applied, recounted.
+		rest := slices.Clone(pg.ops[done:])
+		*pg = cbPage{ix: ix, ops: pg.ops[:0]}
+		for len(rest) > 0 {
+			op := cbOp(rest[0])
+			key, r := cbField(rest[1:])
+			val, r := cbField(r)
+			v, n := ix.cbCost(op, key, val)
+			pg.add(op, key, val, v, n)
+			rest = r
+		}
+		cb.size.Add(pg.bytes)
+	}
+	sh.mu.Unlock()
+	if done > 0 {
+		if derr := ix.markDirty(g); err == nil {
+			err = derr
+		}
+	}
+	if err == nil {
+		cb.ctr.Stripe().Add(cbMerges, 1)
+	}
+	return err
+}
+
+// applyBuffered applies the changes in ops to the leaf g holds and
+// reports how many bytes of ops it applied.
+func (ix *Index) applyBuffered(g *bufpool.Guard, ops []byte) (int, error) {
+	cst := ix.o.ChangeBuffer.ctr.Stripe()
 	st := ix.ctr.Stripe()
-	cst := cb.ctr.Stripe()
 	p, z := page.IndexPage(g.Frame()), g.Zip()
-	for ops := pg.ops; len(ops) > 0; {
-		op := cbOp(ops[0])
-		var key, val []byte
-		key, ops = cbField(ops[1:])
-		val, ops = cbField(ops)
+	pageNo := g.ID().PageNo
+	for done := 0; done < len(ops); {
+		op := cbOp(ops[done])
+		key, rest := cbField(ops[done+1:])
+		val, rest := cbField(rest)
 		if key == nil || val == nil {
-			return fmt.Errorf("btree: index %q page %d: change buffer entry malformed", ix.o.Name, pageNo)
+			return done, fmt.Errorf("btree: index %q page %d: change buffer entry malformed", ix.o.Name, pageNo)
 		}
 		slot, found := p.Search(key, bytes.Compare)
 		switch op {
 		case cbInsert:
 			if found {
-				return fmt.Errorf("btree: index %q page %d: buffered insert of %x finds the key there", ix.o.Name, pageNo, key)
+				return done, fmt.Errorf("btree: index %q page %d: buffered insert of %x finds the key there", ix.o.Name, pageNo, key)
 			}
 			r, err := ix.leafRecord(key, val)
 			if err != nil {
-				return err
+				return done, err
 			}
 			ok, err := ix.insertOrReorganize(p, z, slot, r, st)
 			if err == nil && !ok {
 				err = fmt.Errorf("btree: index %q page %d: buffered insert of %x does not fit", ix.o.Name, pageNo, key)
 			}
 			if err != nil {
-				return err
+				return done, err
 			}
 			ix.countInsert(r, st)
 			cst.Add(cbMergedInserts, 1)
 		case cbDelete:
 			if !found {
-				return fmt.Errorf("btree: index %q page %d: buffered delete of %x finds no key", ix.o.Name, pageNo, key)
+				return done, fmt.Errorf("btree: index %q page %d: buffered delete of %x finds no key", ix.o.Name, pageNo, key)
 			}
 			size := p.RecSize(slot)
 			if err := pageDelete(p, z, slot); err != nil {
-				return err
+				return done, err
 			}
 			ix.countDelete(size, st)
 			cst.Add(cbMergedDeletes, 1)
 		}
+		done = len(ops) - len(rest)
 	}
-	cst.Add(cbMerges, 1)
-	return ix.markDirty(g)
+	return len(ops), nil
 }
 
 // cbField reads a uvarint-prefixed field; nil when malformed (an empty
@@ -462,8 +547,9 @@ func (ix *Index) mergePage(ctx context.Context, pageNo uint32) error {
 }
 
 // contract merges up to n pages' changes, picked at random [ibuf_contract,
-// ibuf_merge_pages], and reports how many it merged. A page that cannot
-// be read (its tablespace dropped under the pick) is skipped.
+// ibuf_merge_pages], and reports how many it merged. A page whose changes
+// went while it was being read (its tablespace dropped) is skipped; any
+// other failure is returned.
 func (cb *ChangeBuffer) contract(ctx context.Context, n int) (int, error) {
 	type pick struct {
 		ix     *Index
@@ -488,15 +574,24 @@ func (cb *ChangeBuffer) contract(ctx context.Context, n int) (int, error) {
 	merged := 0
 	for _, pk := range picks[:c] {
 		if err := pk.ix.mergePage(ctx, pk.pageNo); err != nil {
-			if ctx.Err() != nil {
-				return merged, err
+			if !cb.pendingFor(pk.ix.o.Space, pk.pageNo) {
+				continue
 			}
-			continue
+			return merged, err
 		}
 		merged++
 	}
-	cb.ctr.Stripe().Add(cbContractions, 1)
 	return merged, nil
+}
+
+// pendingFor reports whether changes wait for the page.
+func (cb *ChangeBuffer) pendingFor(space, pageNo uint32) bool {
+	k := cbKey(space, pageNo)
+	sh := cb.shard(k)
+	sh.mu.Lock()
+	_, ok := sh.pages[k]
+	sh.mu.Unlock()
+	return ok
 }
 
 // contractIfFull has a writer merge pages when the buffer is full.
@@ -504,22 +599,19 @@ func (cb *ChangeBuffer) contractIfFull(ctx context.Context) error {
 	if cb.size.Load() < cb.maxBytes {
 		return nil
 	}
+	cb.ctr.Stripe().Add(cbContractions, 1)
 	_, err := cb.contract(ctx, cbMergePages)
 	return err
 }
 
 // MergeAll merges every buffered change, reading the pages
 // [innodb_fast_shutdown=0: ibuf_merge_in_background(true) until empty].
-// Writers may buffer more meanwhile; MergeAll returns when it found the
-// buffer empty, or with an error when it stopped making progress.
+// Writers may buffer more meanwhile; MergeAll returns when it finds the
+// buffer empty, or with the first merge's error.
 func (cb *ChangeBuffer) MergeAll(ctx context.Context) error {
 	for cb.pending.Load() > 0 {
-		merged, err := cb.contract(ctx, cbMergePages)
-		if err != nil {
+		if _, err := cb.contract(ctx, cbMergePages); err != nil {
 			return err
-		}
-		if merged == 0 && cb.pending.Load() > 0 {
-			return fmt.Errorf("btree: change buffer: %d pages' changes cannot be merged", cb.pending.Load())
 		}
 	}
 	return nil
@@ -586,12 +678,7 @@ type ChangeBufferStats struct {
 	Merges                                                  uint64 // ibuf_merges: pages merged
 	MergedInserts, MergedDeletes                            uint64 // ibuf_merges_insert, ibuf_merges_delete
 	DiscardedInserts, DiscardedDeletes                      uint64
-	Contractions                                            uint64 // writers' merges of a full buffer
-}
-
-// Pages is the buffer's size in pages, as ibuf_size counts it.
-func (s ChangeBufferStats) Pages(pageSize int) int64 {
-	return (s.Bytes + int64(pageSize) - 1) / int64(pageSize)
+	Contractions                                            uint64 // times a writer found the buffer full and merged pages
 }
 
 // Stats returns a snapshot.

@@ -94,7 +94,7 @@ func TestChangeBufferModel(t *testing.T) {
 				model[id] = true
 				live = append(live, id)
 			}
-			for range 4 * ops {
+			for range max(4*ops, 8000) {
 				insert()
 			}
 			for phase := range 4 {
@@ -129,7 +129,29 @@ func TestChangeBufferModel(t *testing.T) {
 				require.NotZero(t, s.Contractions)
 				require.LessOrEqual(t, s.Bytes, s.MaxBytes+int64(4096), "a full buffer takes at most one more change a writer")
 			}
+			// Changes left waiting: merging them never changes the tree's
+			// shape or recompresses.
+			for n := 0; n < ops || cb.Stats().PendingPages == 0; n++ {
+				require.Less(t, n, 20*ops, "no change waits")
+				if r.IntN(2) == 0 {
+					insert()
+					continue
+				}
+				i := r.IntN(len(live))
+				id := live[i]
+				live[i] = live[len(live)-1]
+				live = live[:len(live)-1]
+				require.NoError(t, ix.Delete(ctx, secKey(id)))
+				delete(model, id)
+			}
+			before := ix.Stats()
+			cmp := ix.pool.CMP().Snapshot()
 			require.NoError(t, cb.MergeAll(ctx))
+			after := ix.Stats()
+			require.Equal(t, before.Splits(), after.Splits())
+			require.Equal(t, before.Recompressions, after.Recompressions)
+			require.Equal(t, before.Reorganizations, after.Reorganizations)
+			require.Equal(t, cmp.Total().CompressOps, ix.pool.CMP().Snapshot().Total().CompressOps)
 			s = cb.Stats()
 			require.Zero(t, s.PendingPages)
 			require.Zero(t, s.Bytes)
@@ -236,7 +258,9 @@ func TestChangeBufferConcurrent(t *testing.T) {
 			requireCheck(t, ix)
 			s := cb.Stats()
 			require.NotZero(t, s.Inserts)
+			require.NotZero(t, s.Deletes)
 			require.NotZero(t, s.MergedInserts)
+			require.NotZero(t, s.MergedDeletes)
 		})
 	}
 }
@@ -291,14 +315,21 @@ func TestChangeBufferRules(t *testing.T) {
 	require.Equal(t, uint64(n+2), s.DiscardedDeletes)
 	require.False(t, cb.buffer(ix, leaf, cbInsert, key(1), nil), "Discard forgets the free space too")
 
-	// A leaf in the pool takes its changes itself.
+	// A leaf in the pool takes its changes itself: no rule is asked.
 	root := ix.Root()
 	cb.note(ix.o.Space, root, 3, 10)
 	require.True(t, ix.pool.Contains(ix.id(root)))
+	before := cb.Stats()
 	require.False(t, cb.buffer(ix, root, cbInsert, key(1), nil))
+	require.Equal(t, before, cb.Stats())
 
 	_, err := NewChangeBuffer(ChangeBufferOptions{Pool: ix.pool, MaxPct: 51})
 	require.ErrorContains(t, err, "1..50")
+	other := newEnv(t, 0, 256<<10)
+	o2 := other.options(2, false)
+	o2.ChangeBuffer = cb
+	_, err = Create(ctx, o2)
+	require.ErrorContains(t, err, "another pool")
 	o := ix.o
 	o.Clustered = true
 	_, err = Create(ctx, o)
@@ -329,4 +360,108 @@ func TestChangeBufferMergeOnRead(t *testing.T) {
 	require.True(t, found)
 	require.Zero(t, cb.Stats().PendingPages)
 	require.Equal(t, before.Merges+1, cb.Stats().Merges)
+}
+
+// TestChangeBufferMergeFailure: a change that does not apply (here an
+// insert of a key the leaf holds, which only a caller that breaks the
+// buffer's contract can make) is an error naming the page; the changes
+// before it are applied once, and it and those after it stay buffered.
+func TestChangeBufferMergeFailure(t *testing.T) {
+	_, cb, ix := newBufferedIndex(t, 0, 256<<10, 0)
+	for i := range 20000 {
+		require.NoError(t, ix.Insert(ctx, secKey(uint64(i)), nil))
+	}
+	require.NoError(t, cb.MergeAll(ctx))
+	// Two neighbours near the start of the index, on one leaf.
+	var keys [][]byte
+	require.NoError(t, ix.Scan(ctx, nil, nil, false, func(k, _ []byte) bool {
+		keys = append(keys, bytes.Clone(k))
+		return len(keys) < 1002
+	}))
+	x, y := keys[1000], keys[1001]
+	leafOf := func(k []byte) uint32 {
+		ix.lock.Lock()
+		defer ix.lock.Unlock()
+		path, err := ix.path(ctx, nil, k, 0)
+		require.NoError(t, err)
+		return path[len(path)-1]
+	}
+	leaf := leafOf(x)
+	require.Equal(t, leaf, leafOf(y))
+	// Read the end of the index until the leaf leaves the pool.
+	for i := 0; ix.pool.Contains(ix.id(leaf)); i++ {
+		require.Less(t, i, 20, "the leaf stays in the pool")
+		n := 0
+		require.NoError(t, ix.Scan(ctx, nil, nil, true, func(_, _ []byte) bool { n++; return n < 10000 }))
+	}
+	cb.note(ix.o.Space, leaf, 3, 100)
+	require.True(t, cb.buffer(ix, leaf, cbDelete, x, nil))
+	require.True(t, cb.buffer(ix, leaf, cbInsert, y, nil)) // y is there
+	require.True(t, cb.buffer(ix, leaf, cbInsert, x, nil))
+	_, rest := ix.cbCost(cbInsert, y, nil)
+	_, last := ix.cbCost(cbInsert, x, nil)
+	before := cb.Stats()
+
+	_, _, err := ix.Get(ctx, y, nil)
+	require.ErrorContains(t, err, fmt.Sprintf("page %d: buffered insert of %x finds the key there", leaf, y))
+	s := cb.Stats()
+	require.Equal(t, int64(1), s.PendingPages)
+	require.Equal(t, rest+last, s.Bytes, "the failed insert and the one after it stay")
+	require.Equal(t, before.MergedDeletes+1, s.MergedDeletes, "the delete before it is applied")
+	require.Equal(t, before.Merges, s.Merges)
+	require.ErrorContains(t, cb.MergeAll(ctx), "finds the key there")
+	require.Equal(t, s.MergedDeletes, cb.Stats().MergedDeletes, "nothing is applied twice")
+
+	cb.Discard(ix.o.Space)
+	_, found, err := ix.Get(ctx, x, nil)
+	require.NoError(t, err)
+	require.False(t, found, "the buffered delete was applied, the insert after it discarded")
+	_, found, err = ix.Get(ctx, y, nil)
+	require.NoError(t, err)
+	require.True(t, found)
+	requireCheck(t, ix)
+}
+
+// TestChangeBufferAdaptiveHash: with the adaptive hash index on, a point
+// read of a key whose buffered delete waits for its leaf does not find
+// it, though the leaf was hashed before it left the pool.
+func TestChangeBufferAdaptiveHash(t *testing.T) {
+	e := newEnv(t, 0, 256<<10)
+	cb, err := NewChangeBuffer(ChangeBufferOptions{Pool: e.pool})
+	require.NoError(t, err)
+	ahi, err := NewAdaptiveHash(AdaptiveHashOptions{Pool: e.pool})
+	require.NoError(t, err)
+	o := e.options(1, false)
+	o.ChangeBuffer, o.AdaptiveHash = cb, ahi
+	ix, err := Create(ctx, o)
+	require.NoError(t, err)
+	const n = 20000
+	for i := range n {
+		require.NoError(t, ix.Insert(ctx, secKey(uint64(i)), nil))
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	deleted := map[uint64]bool{}
+	for range 4000 {
+		// Hot reads hash leaves; deletes of scattered keys are buffered
+		// when their leaf has gone.
+		for range 5 {
+			id := uint64(r.IntN(n))
+			_, found, err := ix.Get(ctx, secKey(id), nil)
+			require.NoError(t, err)
+			require.Equal(t, !deleted[id], found, "key %d", id)
+		}
+		id := uint64(r.IntN(n))
+		if !deleted[id] {
+			require.NoError(t, ix.Delete(ctx, secKey(id)))
+			deleted[id] = true
+		}
+	}
+	require.NotZero(t, cb.Stats().Deletes, "no delete was buffered")
+	require.NotZero(t, ahi.Stats().Searches, "no read was answered from the hash")
+	for id := range uint64(n) {
+		_, found, err := ix.Get(ctx, secKey(id), nil)
+		require.NoError(t, err)
+		require.Equal(t, !deleted[id], found, "key %d", id)
+	}
+	requireCheck(t, ix)
 }

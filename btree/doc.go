@@ -40,8 +40,8 @@
 // leaf; every fix of a page of such an index (Index.fix) first applies the
 // changes waiting for it, with the leaf latched exclusively, so no reader
 // sees a leaf without them. A leaf's free space, which decides what may
-// wait for it, is recorded whenever the leaf changes in the pool
-// (markDirty).
+// wait for it, is recorded when the leaf is first fixed and whenever it
+// changes (markDirty).
 //
 // # InnoDB counterparts
 //
@@ -90,8 +90,9 @@
 // latch (btr_search_latch#i) shared and the leaf's latch shared, as
 // InnoDB's does; page builds and cell rewrites take the part's latch
 // exclusively, so they stall the reads of every index in that part.
-// The change buffer's shard latches (ibuf_mutex) are taken last, under
-// page latches, and never wait for one: a change is buffered with the
+// The change buffer's shard latches (ibuf_mutex) are taken under page
+// latches, and their holders take only a page hash latch
+// (Pool.Contains), never a page latch: a change is buffered with the
 // leaf's parent latched shared, and applied with the leaf latched
 // exclusively and the index lock held at least shared, as an optimistic
 // insert is.
@@ -116,7 +117,7 @@
 //     it), and its SearchesBTree counts point reads only.
 //   - The change buffer keeps its entries in Go memory, not in a B-tree in
 //     the system tablespace's pool pages; it knows a leaf's free space
-//     only once the leaf changed in the pool since the buffer was made;
+//     only once the leaf has been fixed since the buffer was made;
 //     a buffered delete stands for InnoDB's delete-mark and purge
 //     together; and there are no background merges by a master thread
 //     (changebuffer.go).

@@ -135,6 +135,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.ChangeBuffer != nil && o.Clustered {
 		return o, errors.New("btree: Options.ChangeBuffer is set on a clustered index: only secondary indexes buffer changes")
 	}
+	if o.ChangeBuffer != nil && o.ChangeBuffer.pool != o.Pool {
+		return o, errors.New("btree: Options.ChangeBuffer was made for another pool: give the index the buffer of its own pool")
+	}
 	if o.Fields == 0 {
 		o.Fields = 2
 		if o.Clustered {
