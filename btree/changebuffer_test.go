@@ -94,21 +94,24 @@ func TestChangeBufferModel(t *testing.T) {
 				model[id] = true
 				live = append(live, id)
 			}
+			remove := func() {
+				i := r.IntN(len(live))
+				id := live[i]
+				live[i] = live[len(live)-1]
+				live = live[:len(live)-1]
+				require.NoError(t, ix.Delete(ctx, secKey(id)))
+				delete(model, id)
+			}
 			for range max(4*ops, 8000) {
 				insert()
 			}
-			for phase := range 4 {
+			for range 4 {
 				for range ops {
 					if r.IntN(10) < 6 || len(live) < 100 {
 						insert()
-						continue
+					} else {
+						remove()
 					}
-					i := r.IntN(len(live))
-					id := live[i]
-					live[i] = live[len(live)-1]
-					live = live[:len(live)-1]
-					require.NoError(t, ix.Delete(ctx, secKey(id)), "phase %d", phase)
-					delete(model, id)
 				}
 				for range 50 {
 					id := 1 + uint64(r.IntN(int(next)))
@@ -135,14 +138,9 @@ func TestChangeBufferModel(t *testing.T) {
 				require.Less(t, n, 20*ops, "no change waits")
 				if r.IntN(2) == 0 {
 					insert()
-					continue
+				} else {
+					remove()
 				}
-				i := r.IntN(len(live))
-				id := live[i]
-				live[i] = live[len(live)-1]
-				live = live[:len(live)-1]
-				require.NoError(t, ix.Delete(ctx, secKey(id)))
-				delete(model, id)
 			}
 			before := ix.Stats()
 			cmp := ix.pool.CMP().Snapshot()
