@@ -20,6 +20,7 @@ var examples = []struct {
 	{"unziplru", "freed whole pages (common LRU)"},
 	{"contention", "as much as each of Split's"},
 	{"blob", "OK: off-page compression beats 2:1"},
+	{"changebuffer", "OK: the change buffer saved"},
 }
 
 // TestExamples builds every example with the go command (a normal build,
