@@ -36,6 +36,7 @@ import (
 	"github.com/zipsim/zipsim"
 	"github.com/zipsim/zipsim/bufpool"
 	"github.com/zipsim/zipsim/internal/sbdata"
+	"github.com/zipsim/zipsim/sim"
 )
 
 const (
@@ -49,19 +50,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "changebuffer:", err)
 		os.Exit(1)
 	}
-}
-
-// sbtest is sysbench's table: id, k, c CHAR(120), pad CHAR(60) and the
-// secondary index k_1.
-var sbtest = zipsim.TableOptions{
-	Columns: []zipsim.Column{
-		{Name: "id", Type: zipsim.TypeInt, Len: 4},
-		{Name: "k", Type: zipsim.TypeInt, Len: 4},
-		{Name: "c", Type: zipsim.TypeChar, Len: sbdata.CLen},
-		{Name: "pad", Type: zipsim.TypeChar, Len: sbdata.PadLen},
-	},
-	PrimaryKey:       []string{"id"},
-	SecondaryIndexes: []zipsim.IndexDef{{Name: "k_1", Columns: []string{"k"}}},
 }
 
 // result is what one store measured.
@@ -113,7 +101,7 @@ func measure(ctx context.Context, buffering bool) (result, error) {
 		return res, err
 	}
 	defer st.Close()
-	t, err := st.CreateTable(ctx, "sbtest1", sbtest)
+	t, err := st.CreateTable(ctx, "sbtest1", sim.SysbenchTable(1))
 	if err != nil {
 		return res, err
 	}
