@@ -340,7 +340,7 @@ func t6One(ctx context.Context, o ScenarioOptions, cfg Config) (t6Run, error) {
 		r.merges = append(r.merges, float64(mg))
 		r.cpu = append(r.cpu, iv.CPUUtil)
 		r.readsPerOp = append(r.readsPerOp, t679Ratio(float64(iv.Metrics.Pool.Reads), float64(iv.Ops)))
-		r.idxWait = append(r.idxWait, t679IndexWait(iv.Metrics).Seconds()/(float64(cfg.Threads)*(iv.End-iv.Start).Seconds()))
+		r.idxWait = append(r.idxWait, iv.Metrics.Pool.Latches.WaitShare("index_lock", cfg.Threads, iv.End-iv.Start))
 	}
 	r.fillAfter = t679LeafFill(rep.Metrics, "linktable", "PRIMARY")
 	r.reads = rep.Metrics.Pool.Reads
