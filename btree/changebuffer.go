@@ -187,7 +187,7 @@ type cbPage struct {
 	ix       *Index
 	ops      []byte
 	ins, del int
-	volume   int   // bytes the inserts need on the leaf
+	volume   int   // bytes the changes need on the leaf (inserts; deletes' log bytes when compressed)
 	bytes    int64 // bytes counted in size
 }
 
@@ -262,12 +262,15 @@ func (ix *Index) leafFreeBits(p page.IndexPage, z *page.Zip) uint32 {
 // [ibuf_update_free_bits_low, ibuf_update_free_bits_zip].
 func (cb *ChangeBuffer) note(space, pageNo, bits uint32, nRecs int) {
 	k := cbKey(space, pageNo)
-	v := bits | uint32(min(nRecs, 1<<20))<<2
 	sh := cb.shard(k)
 	sh.mu.Lock()
-	sh.free[k] = v
+	sh.free[k] = freeWord(bits, nRecs)
 	sh.mu.Unlock()
 }
+
+// freeWord packs a leaf's free bits and record count as cbShard.free
+// keeps them.
+func freeWord(bits uint32, nRecs int) uint32 { return bits | uint32(min(nRecs, 1<<20))<<2 }
 
 // forget drops what the buffer knows of a page the index gave back.
 func (cb *ChangeBuffer) forget(space, pageNo uint32) {
@@ -368,7 +371,7 @@ func (ix *Index) waiting(g *bufpool.Guard) bool {
 	}
 	if _, known := sh.free[k]; !known {
 		p := page.IndexPage(g.Frame())
-		sh.free[k] = ix.leafFreeBits(p, g.Zip()) | uint32(min(p.NRecs(), 1<<20))<<2
+		sh.free[k] = freeWord(ix.leafFreeBits(p, g.Zip()), p.NRecs())
 	}
 	return false
 }
