@@ -61,19 +61,12 @@ func BenchmarkMutex(b *testing.B) {
 func BenchmarkMutexParallel(b *testing.B) {
 	for _, on := range modes {
 		b.Run(modeName(on), func(b *testing.B) {
-			r := newRegistry(on)
-			var m Mutex
-			m.Init(r, "bench")
-			n := 0
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					m.Lock()
-					n++
-					m.Unlock()
-				}
-			})
-			reportContention(b, r)
+			benchMutexParallel(b, newRegistry(on))
+		})
+	}
+	for _, impl := range []Impl{Builtin, Plugin} {
+		b.Run("latches="+impl.String(), func(b *testing.B) {
+			benchMutexParallel(b, NewRegistry(Options{Impl: impl}))
 		})
 	}
 	b.Run("baseline=sync.Mutex", func(b *testing.B) {
@@ -88,6 +81,21 @@ func BenchmarkMutexParallel(b *testing.B) {
 			}
 		})
 	})
+}
+
+func benchMutexParallel(b *testing.B, r *Registry) {
+	var m Mutex
+	m.Init(r, "bench")
+	n := 0
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			m.Lock()
+			n++
+			m.Unlock()
+		}
+	})
+	reportContention(b, r)
 }
 
 // BenchmarkRWMutexRead is one goroutine taking one RWMutex shared.
@@ -120,17 +128,16 @@ func BenchmarkRWMutexRead(b *testing.B) {
 func BenchmarkRWMutexReadParallel(b *testing.B) {
 	for _, on := range modes {
 		b.Run(modeName(on), func(b *testing.B) {
-			r := newRegistry(on)
-			var m RWMutex
-			m.Init(r, "bench")
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					m.RLock()
-					m.RUnlock()
-				}
-			})
-			reportContention(b, r)
+			benchReadParallel(b, newRegistry(on))
+		})
+	}
+	// The builtin's readers serialize on the lock's own mutex, twice per
+	// shared hold: the cost its hot latches (index lock, root page,
+	// btr_search_latch) paid as cores were added. The plugin's take one
+	// compare-and-swap.
+	for _, impl := range []Impl{Builtin, Plugin} {
+		b.Run("latches="+impl.String(), func(b *testing.B) {
+			benchReadParallel(b, NewRegistry(Options{Impl: impl}))
 		})
 	}
 	b.Run("baseline=sync.RWMutex", func(b *testing.B) {
@@ -143,6 +150,19 @@ func BenchmarkRWMutexReadParallel(b *testing.B) {
 			}
 		})
 	})
+}
+
+func benchReadParallel(b *testing.B, r *Registry) {
+	var m RWMutex
+	m.Init(r, "bench")
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			m.RLock()
+			m.RUnlock()
+		}
+	})
+	reportContention(b, r)
 }
 
 // BenchmarkRWMutexWrite is one goroutine taking one RWMutex exclusively.
@@ -231,13 +251,41 @@ func (h *hitPath) get(rng *rand.PCG, dst []byte) {
 func BenchmarkHitPathModel(b *testing.B) {
 	for _, on := range modes {
 		b.Run(modeName(on), func(b *testing.B) {
-			h := newHitPath(newRegistry(on))
-			rng := rand.NewPCG(1, 2)
-			dst := make([]byte, 184)
+			benchHitPath(b, newRegistry(on))
+		})
+	}
+	for _, impl := range []Impl{Builtin, Plugin} {
+		b.Run("latches="+impl.String(), func(b *testing.B) {
+			benchHitPath(b, NewRegistry(Options{Impl: impl}))
+		})
+	}
+}
+
+func benchHitPath(b *testing.B, r *Registry) {
+	h := newHitPath(r)
+	rng := rand.NewPCG(1, 2)
+	dst := make([]byte, 184)
+	b.ReportAllocs()
+	for b.Loop() {
+		h.get(rng, dst)
+	}
+}
+
+// BenchmarkHitPathModelParallel is the hit path on GOMAXPROCS goroutines
+// over 32 hot pages, with each implementation's latches.
+func BenchmarkHitPathModelParallel(b *testing.B) {
+	for _, impl := range []Impl{Go, Builtin, Plugin} {
+		b.Run("latches="+impl.String(), func(b *testing.B) {
+			h := newHitPath(NewRegistry(Options{Impl: impl}))
+			var seed atomic.Uint64
 			b.ReportAllocs()
-			for b.Loop() {
-				h.get(rng, dst)
-			}
+			b.RunParallel(func(pb *testing.PB) {
+				rng := rand.NewPCG(seed.Add(1), 2)
+				dst := make([]byte, 184)
+				for pb.Next() {
+					h.get(rng, dst)
+				}
+			})
 		})
 	}
 }

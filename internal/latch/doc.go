@@ -118,9 +118,51 @@
 // ~22 ns, against ~41 ns for time.Now). A shared acquisition is counted
 // with a plain increment too, since readers overlap it is approximate
 // (below). BenchmarkHitPathModel puts three latches
-// around a hot-page lookup. A Mutex is 80 bytes and an RWMutex 120, hot
+// around a hot-page lookup. A Mutex is 88 bytes and an RWMutex 112, hot
 // words first (TestLayout); neighbours in an array share cache lines, so
 // pad locks that different cores take often, as the pool's shards do.
+//
+// # Implementations
+//
+// Options.Impl picks how a registry's locks work. Go (the zero value) is
+// the sync package's, described above. The other two are InnoDB's own, so
+// that a model of an old engine waits as that engine did:
+//
+//   - Builtin, the builtin InnoDB of MySQL 5.0 and 5.1, built without
+//     atomic instructions [sync0sync.c, sync0rw.c, sync0arr.c, ut0ut.c].
+//     A mutex is a test-and-set lock word: a failed test-and-set spins up
+//     to 20 rounds reading the word, each round an idle loop of a random
+//     0 to 5 units of 50 integer adds (srv_n_spin_wait_rounds,
+//     srv_spin_wait_delay, ut_delay), yields, tries again, and then
+//     reserves a cell in the sync array, sets the mutex's waiters flag
+//     and sleeps on the mutex's event; a release that finds the flag set
+//     wakes every sleeper (os_event_set broadcasts), and they race again.
+//     An rw-lock keeps a writer field, a reader count and a waiters flag
+//     that change only under the lock's own mutex, so every shared
+//     acquisition and release enters that mutex: readers of one hot latch
+//     (the index lock, a root page) serialize on it. A writer that finds
+//     readers claims the lock (RW_LOCK_WAIT_EX), which turns new readers
+//     away, and waits for the readers to leave.
+//   - Plugin, the InnoDB plugin 1.0.4 to MySQL 5.6 with atomic builtins
+//     (INNODB_RW_LOCKS_USE_ATOMICS, from Google's SMP patch). The same
+//     mutexes and sync array, spinning 30 rounds of up to 6 units, each
+//     iteration with PAUSE (taken as ten adds, its cost on the Xeons of
+//     2010). An rw-lock is one lock word: X_LOCK_DECR when free, less one
+//     per reader, 0 when held exclusively, negative while a writer waits
+//     for readers; a shared acquisition is one compare-and-swap, its
+//     release one atomic add, and the writer waiting for readers sleeps
+//     on an event of its own that only the last reader sets.
+//
+// Both share one sync array per registry, whose OS mutex every sleep
+// enters three times (reserve, mark waiting, free) and every wake-up
+// once; it reports as the class sync_array_mutex, an ordinary lock, and
+// Snapshot counts its sleeps and wake-ups (OSWaits, Signals: SHOW ENGINE
+// INNODB STATUS's "OS waits" and "signal count"). The locks count as
+// instrumented locks do. An acquisition is contended when its first
+// attempt fails: a taken lock word, a builtin rw-lock's mutex found
+// taken, or readers still inside; its wait is timed through the spin and
+// the sleep. BenchmarkRWMutexReadParallel and BenchmarkHitPathModel
+// compare the three.
 //
 // # Caveats
 //
@@ -153,4 +195,13 @@
 //     delta from Snapshot.Sub keeps the later snapshot's maxima.
 //   - Inside a testing/synctest bubble the clock is the bubble's fake clock,
 //     so waits and holds measure fake time.
+//   - InnoDB's implementations sleep on a sync.Cond, which parks a
+//     goroutine; an OS thread's futex sleep and wake-up cost several
+//     microseconds more, so their sleeps are cheaper here than in InnoDB.
+//     Their yields are runtime.Gosched. Go has no plain atomic store, so
+//     a builtin rw-lock's state changes under its mutex cost a locked
+//     instruction each where InnoDB's plain stores did not, which makes
+//     a builtin shared acquisition and release (about 32 ns here, against
+//     12 for the plugin's and 10 for Go's; BenchmarkRWMutexReadParallel
+//     at -cpu 1) dearer than the original's.
 package latch

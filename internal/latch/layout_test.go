@@ -18,8 +18,8 @@ import (
 func TestLayout(t *testing.T) {
 	var m Mutex
 	var rw RWMutex
-	require.Equal(t, uintptr(80), unsafe.Sizeof(m))
-	require.Equal(t, uintptr(120), unsafe.Sizeof(rw))
+	require.Equal(t, uintptr(88), unsafe.Sizeof(m))
+	require.Equal(t, uintptr(112), unsafe.Sizeof(rw))
 	for _, end := range []uintptr{
 		unsafe.Offsetof(m.mode) + 1,
 		unsafe.Offsetof(m.acq) + 8,

@@ -10,6 +10,8 @@ const (
 	modeZero    uint8 = iota // never initialised: a plain lock, not reported
 	modePlain                // initialised with a nil or disabled Registry
 	modeCounted              // instrumented and registered in a Class
+	modeBuiltin              // modeCounted, implemented as Impl Builtin (builtin.go)
+	modePlugin               // modeCounted, implemented as Impl Plugin (plugin.go)
 )
 
 // sampleEvery is the hold-time sampling period: acquisitions number
@@ -67,6 +69,7 @@ type Mutex struct {
 	acq       ownedCounter // all acquisitions, counted once acquired
 	holdStart int64        // now()|1 at a sampled acquisition, else 0; guarded by mu
 	cold      coldCounters
+	ib        *ibMutex // modeBuiltin and modePlugin only; mu is then unused
 }
 
 // Init registers m in r under the class name (see Registry for names and
@@ -82,7 +85,11 @@ func (m *Mutex) Init(r *Registry, name string) {
 		return
 	}
 	r.register(name, m, nil)
-	m.mode = modeCounted
+	m.mode = r.mode()
+	if m.mode != modeCounted {
+		m.ib = new(ibMutex)
+		m.ib.init(r.arr)
+	}
 }
 
 // Lock locks m. An instrumented lock first tries TryLock: on success it
@@ -90,6 +97,10 @@ func (m *Mutex) Init(r *Registry, name string) {
 // on failure it counts a contended acquisition and times the wait in Lock.
 func (m *Mutex) Lock() {
 	if m.mode != modeCounted {
+		if m.ib != nil {
+			m.lockInno()
+			return
+		}
 		m.mu.Lock()
 		return
 	}
@@ -116,13 +127,43 @@ func (m *Mutex) lockSlow() {
 	}
 }
 
+// lockInno is Lock for InnoDB's implementations: a failed test-and-set
+// makes the acquisition contended and times mutex_spin_wait.
+func (m *Mutex) lockInno() {
+	var t1 int64
+	if !m.ib.tryEnter() {
+		t0 := now()
+		m.cold.contended.Add(1)
+		m.ib.spinWait()
+		t1 = now()
+		m.cold.addWait(t1 - t0)
+	}
+	countAcquired(&m.acq, &m.holdStart, t1)
+}
+
+// countAcquired counts an exclusive acquisition that the caller has just
+// made and starts its hold's timing if it is sampled; t1 is when a timed
+// wait ended, or 0 if the clock was not read.
+func countAcquired(acq *ownedCounter, holdStart *int64, t1 int64) {
+	if sampled(acq.inc()) {
+		if t1 == 0 {
+			t1 = now()
+		}
+		*holdStart = t1 | 1
+	}
+}
+
 // TryLock tries to lock m and reports whether it succeeded. A success
 // counts as an uncontended acquisition; a failure counts nothing.
 func (m *Mutex) TryLock() bool {
-	if !m.mu.TryLock() {
+	if m.ib != nil {
+		if !m.ib.tryEnter() {
+			return false
+		}
+	} else if !m.mu.TryLock() {
 		return false
 	}
-	if m.mode == modeCounted && sampled(m.acq.inc()) {
+	if m.mode >= modeCounted && sampled(m.acq.inc()) {
 		m.holdStart = now() | 1
 	}
 	return true
@@ -133,6 +174,10 @@ func (m *Mutex) Unlock() {
 	if m.holdStart != 0 {
 		m.cold.endHold(m.holdStart)
 		m.holdStart = 0
+	}
+	if m.ib != nil {
+		m.ib.exit()
+		return
 	}
 	m.mu.Unlock()
 }

@@ -1,6 +1,7 @@
 package latch
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,43 @@ type Options struct {
 	// compare a disabled registry with an enabled one to measure what the
 	// instrumentation costs.
 	Disabled bool
+	// Impl is how every lock initialised with the registry is implemented:
+	// Go's sync locks (the zero value) or one of InnoDB's. The locks count
+	// either way; Disabled makes plain sync locks regardless.
+	Impl Impl
+}
+
+// Impl is a lock implementation.
+type Impl uint8
+
+const (
+	// Go is sync.Mutex and sync.RWMutex: an atomic fast path, a few
+	// rounds of spinning for mutexes, then parking the goroutine.
+	Go Impl = iota
+	// Builtin is the builtin InnoDB of MySQL 5.0 and 5.1, without atomic
+	// builtins (builtin.go, ibmutex.go): test-and-set mutexes that spin
+	// 20 short rounds, then sleep in a sync array shared by the
+	// registry's locks (its own mutex reports as sync_array_mutex), and
+	// rw-locks whose every acquisition and release enters the lock's own
+	// mutex.
+	Builtin
+	// Plugin is the InnoDB plugin 1.0.4 to MySQL 5.6 with atomic builtins
+	// (plugin.go, ibmutex.go): the same mutexes and sync array, spinning
+	// 30 rounds with PAUSE, and rw-locks of one atomic lock word.
+	Plugin
+)
+
+// String returns "go", "builtin" or "plugin".
+func (i Impl) String() string {
+	switch i {
+	case Go:
+		return "go"
+	case Builtin:
+		return "builtin"
+	case Plugin:
+		return "plugin"
+	}
+	return "Impl(" + strconv.Itoa(int(i)) + ")"
 }
 
 // Registry holds the lock classes of one buffer pool or store, by name.
@@ -35,17 +73,52 @@ type Registry struct {
 	mu      sync.Mutex
 	classes map[string]*Class
 	groups  map[string]int // group base name → instance classes
+	impl    Impl
+	arr     *syncArray // Builtin and Plugin: the sync array of every lock
 }
 
 // NewRegistry returns an empty registry. Its creation time is the start of
 // the interval that Snapshot.String reports over.
 func NewRegistry(opts Options) *Registry {
-	return &Registry{
+	r := &Registry{
 		disabled: opts.Disabled,
 		start:    time.Now(),
 		classes:  make(map[string]*Class),
 		groups:   make(map[string]int),
 	}
+	if opts.Disabled {
+		return r
+	}
+	switch opts.Impl {
+	case Builtin, Plugin:
+		a := &syncArray{spinPolicy: builtinSpin}
+		if opts.Impl == Plugin {
+			a.spinPolicy = pluginSpin
+		}
+		a.mu.Init(r, "sync_array_mutex") // an OS mutex in InnoDB, not one of its latches
+		r.arr, r.impl = a, opts.Impl
+	}
+	return r
+}
+
+// Impl returns how locks initialised with r are implemented; Go for a nil
+// or disabled registry.
+func (r *Registry) Impl() Impl {
+	if r == nil {
+		return Go
+	}
+	return r.impl
+}
+
+// mode is the mode of a lock initialised with an enabled r.
+func (r *Registry) mode() uint8 {
+	switch r.impl {
+	case Builtin:
+		return modeBuiltin
+	case Plugin:
+		return modePlugin
+	}
+	return modeCounted
 }
 
 // enabled reports whether locks initialised with r count; false for a nil
@@ -215,5 +288,9 @@ func (r *Registry) Snapshot() Snapshot {
 		rows = append(rows, row)
 	}
 	sortRows(rows)
-	return Snapshot{Rows: rows, At: at, Start: r.start}
+	snap := Snapshot{Rows: rows, At: at, Start: r.start}
+	if r.arr != nil {
+		snap.OSWaits, snap.Signals = r.arr.counts()
+	}
+	return snap
 }

@@ -24,8 +24,17 @@ type RWMutex struct {
 	holdStart int64        // as in Mutex, exclusive holds only
 	mode      uint8
 	cold      coldCounters // exclusive contention, all waits, exclusive holds
-	rcont     atomic.Uint64
-	rwait     atomic.Int64 // the shared part of cold.wait
+	x         *rwExtra     // counted modes only
+}
+
+// rwExtra is what an instrumented RWMutex touches only on contended
+// shared acquisitions or in InnoDB's implementations, kept off the lock so
+// that it stays within 120 bytes (bufpool's frame layout).
+type rwExtra struct {
+	rcont atomic.Uint64
+	rwait atomic.Int64 // the shared part of cold.wait
+	ib    *builtinRW   // modeBuiltin only; rw is then unused
+	pl    *pluginRW    // modePlugin only; rw is then unused
 }
 
 // Init registers m in r under the class name, as Mutex.Init does.
@@ -38,13 +47,26 @@ func (m *RWMutex) Init(r *Registry, name string) {
 		return
 	}
 	r.register(name, nil, m)
-	m.mode = modeCounted
+	m.mode = r.mode()
+	m.x = new(rwExtra)
+	switch m.mode {
+	case modeBuiltin:
+		m.x.ib = new(builtinRW)
+		m.x.ib.init(r.arr)
+	case modePlugin:
+		m.x.pl = new(pluginRW)
+		m.x.pl.init(r.arr)
+	}
 }
 
 // Lock locks m for writing: TryLock first, then a timed Lock, as
 // Mutex.Lock does.
 func (m *RWMutex) Lock() {
 	if m.mode != modeCounted {
+		if m.mode >= modeBuiltin {
+			m.lockInno()
+			return
+		}
 		m.rw.Lock()
 		return
 	}
@@ -68,13 +90,50 @@ func (m *RWMutex) lockSlow() {
 	}
 }
 
+// lockInno is Lock for InnoDB's implementations: an acquisition that the
+// first attempt does not complete is contended, including one that found
+// the builtin lock's own mutex taken, or readers still inside.
+func (m *RWMutex) lockInno() {
+	var t1 int64
+	claimed := false
+	var ok bool
+	if m.mode == modeBuiltin {
+		ok = m.x.ib.tryLockFast(&claimed)
+	} else {
+		ok = m.x.pl.tryLockFast(&claimed)
+	}
+	if !ok {
+		t0 := now()
+		m.cold.contended.Add(1)
+		if m.mode == modeBuiltin {
+			m.x.ib.lockSlow(claimed)
+		} else {
+			m.x.pl.lockSlow(claimed)
+		}
+		t1 = now()
+		m.cold.addWait(t1 - t0)
+	}
+	countAcquired(&m.acq, &m.holdStart, t1)
+}
+
 // TryLock tries to lock m for writing and reports whether it succeeded.
 // Only a success is counted.
 func (m *RWMutex) TryLock() bool {
-	if !m.rw.TryLock() {
-		return false
+	switch m.mode {
+	case modeBuiltin:
+		if !m.x.ib.tryLock() {
+			return false
+		}
+	case modePlugin:
+		if !m.x.pl.tryLock() {
+			return false
+		}
+	default:
+		if !m.rw.TryLock() {
+			return false
+		}
 	}
-	if m.mode == modeCounted && sampled(m.acq.inc()) {
+	if m.mode >= modeCounted && sampled(m.acq.inc()) {
 		m.holdStart = now() | 1
 	}
 	return true
@@ -86,12 +145,24 @@ func (m *RWMutex) Unlock() {
 		m.cold.endHold(m.holdStart)
 		m.holdStart = 0
 	}
+	switch m.mode {
+	case modeBuiltin:
+		m.x.ib.unlock()
+		return
+	case modePlugin:
+		m.x.pl.unlock()
+		return
+	}
 	m.rw.Unlock()
 }
 
 // RLock locks m for reading: TryRLock first, then a timed RLock.
 func (m *RWMutex) RLock() {
 	if m.mode != modeCounted {
+		if m.mode >= modeBuiltin {
+			m.rlockInno()
+			return
+		}
 		m.rw.RLock()
 		return
 	}
@@ -114,35 +185,80 @@ func (m *RWMutex) countRead() { m.racq.inc() }
 
 func (m *RWMutex) rlockSlow() {
 	t0 := now()
-	m.rcont.Add(1)
+	m.x.rcont.Add(1)
 	m.rw.RLock()
 	w := now() - t0
 	m.cold.addWait(w)
-	m.rwait.Add(w)
+	m.x.rwait.Add(w)
+	m.countRead()
+}
+
+// rlockInno is RLock for InnoDB's implementations, timed as lockInno is.
+func (m *RWMutex) rlockInno() {
+	var ok bool
+	if m.mode == modeBuiltin {
+		ok = m.x.ib.tryRLock()
+	} else {
+		ok = m.x.pl.tryRLock()
+	}
+	if !ok {
+		t0 := now()
+		m.x.rcont.Add(1)
+		if m.mode == modeBuiltin {
+			m.x.ib.rlockSlow()
+		} else {
+			m.x.pl.rlockSlow()
+		}
+		w := now() - t0
+		m.cold.addWait(w)
+		m.x.rwait.Add(w)
+	}
 	m.countRead()
 }
 
 // TryRLock tries to lock m for reading and reports whether it succeeded.
-// Only a success is counted.
+// Only a success is counted. Under the builtin implementation it waits
+// for the lock's own mutex, as rw_lock_s_lock_func_nowait did.
 func (m *RWMutex) TryRLock() bool {
-	if !m.rw.TryRLock() {
-		return false
+	switch m.mode {
+	case modeBuiltin:
+		if !m.x.ib.tryRLockNowait() {
+			return false
+		}
+	case modePlugin:
+		if !m.x.pl.tryRLock() {
+			return false
+		}
+	default:
+		if !m.rw.TryRLock() {
+			return false
+		}
 	}
-	if m.mode == modeCounted {
+	if m.mode >= modeCounted {
 		m.countRead()
 	}
 	return true
 }
 
 // RUnlock undoes one RLock.
-func (m *RWMutex) RUnlock() { m.rw.RUnlock() }
+func (m *RWMutex) RUnlock() {
+	switch m.mode {
+	case modeBuiltin:
+		m.x.ib.runlock()
+		return
+	case modePlugin:
+		m.x.pl.runlock()
+		return
+	}
+	m.rw.RUnlock()
+}
 
 // read adds m's counters to s.
 func (m *RWMutex) read(s *lockSums) {
 	acq := m.acq.load()
 	s.acq += acq
 	s.racq += m.racq.load()
-	s.rcont += m.rcont.Load()
-	s.rwait += m.rwait.Load()
+	s.rcont += m.x.rcont.Load()
+	s.rwait += m.x.rwait.Load()
 	s.add(&m.cold, acq)
 }

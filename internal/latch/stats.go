@@ -118,6 +118,11 @@ type Snapshot struct {
 	// began: the registry's creation, or for a delta made by Sub the
 	// earlier snapshot's At. At − Start is the interval String reports.
 	At, Start time.Time
+	// OSWaits and Signals are the sync array's, with Options.Builtin:
+	// waits that slept after spinning (SHOW ENGINE INNODB STATUS's "OS
+	// waits") and releases that woke sleepers (its "signal count").
+	// Zero otherwise.
+	OSWaits, Signals uint64
 }
 
 // Sub returns the change from prev to s, row by row (see Stats.Sub). Rows
@@ -127,7 +132,8 @@ func (s Snapshot) Sub(prev Snapshot) Snapshot {
 	for _, r := range prev.Rows {
 		old[r.Name] = r
 	}
-	d := Snapshot{Rows: make([]Stats, len(s.Rows)), At: s.At, Start: s.Start}
+	d := Snapshot{Rows: make([]Stats, len(s.Rows)), At: s.At, Start: s.Start,
+		OSWaits: s.OSWaits - prev.OSWaits, Signals: s.Signals - prev.Signals}
 	if !prev.At.IsZero() {
 		d.Start = prev.At
 	}
@@ -184,6 +190,9 @@ func (s Snapshot) Table(threads int, wall time.Duration) string {
 	var b strings.Builder
 	table.Write(&b, "LOCKS", header, rows)
 	fmt.Fprintf(&b, "wait share = wait / (%d threads × %.3fs)\n", threads, wall.Seconds())
+	if s.OSWaits+s.Signals > 0 {
+		fmt.Fprintf(&b, "sync array (builtin latches): OS waits %d, signal count %d\n", s.OSWaits, s.Signals)
+	}
 	return b.String()
 }
 
