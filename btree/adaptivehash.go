@@ -68,10 +68,10 @@ type AdaptiveHash struct {
 	scratch sync.Pool // *[]uint64 of key hash, cell pairs for page builds
 }
 
-// hashPart is one part's latch, on a line of its own.
+// hashPart is one part's latch, padded to whole cache lines of its own.
 type hashPart struct {
 	mu latch.RWMutex
-	_  [128 - unsafe.Sizeof(latch.RWMutex{})]byte
+	_  [(64 - unsafe.Sizeof(latch.RWMutex{})%64) % 64]byte
 }
 
 // bucketCells is the number of cells a key may take: one 64-byte line,

@@ -28,10 +28,12 @@ func TestZeroAllocsFix(t *testing.T) {
 		{"miss", 0, 64, 256},
 		{"miss", 8192, 64, 512},
 	}
-	for _, lk := range []Locking{Split, Legacy, Global} {
+	for _, lo := range []Options{{Locking: Split}, {Locking: Legacy}, {Locking: Global}, {Locking: Global, Latching: BuiltinLatches}, {Locking: Split, Latching: PluginLatches}} {
 		for _, c := range cases {
-			t.Run(fmt.Sprintf("locking=%v/fix=%s/zip=%dK", lk, c.kind, c.zip/1024), func(t *testing.T) {
-				p := benchPool(t, Options{Bytes: int64(c.frames) * 16384, Locking: lk}, c.zip, c.pages)
+			t.Run(fmt.Sprintf("locking=%v/latching=%v/fix=%s/zip=%dK", lo.Locking, lo.Latching, c.kind, c.zip/1024), func(t *testing.T) {
+				o := lo
+				o.Bytes = int64(c.frames) * 16384
+				p := benchPool(t, o, c.zip, c.pages)
 				warm(t, p, c.pages)
 				r := rand.New(rand.NewPCG(5, 6))
 				before := p.Stats()

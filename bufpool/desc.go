@@ -112,4 +112,4 @@ type frame struct {
 }
 
 // latchSize is the size of latch.RWMutex, checked by TestLayout.
-const latchSize = 120
+const latchSize = 112

@@ -113,6 +113,16 @@
 // threads wait. Every lock is a latch.Mutex or latch.RWMutex registered by
 // InnoDB's name, so Stats().Latches and Latches() show waits per lock.
 //
+// Latching chooses how each of those locks works, for the pool and for
+// every index on it (they share the pool's registry): Go's sync locks (the
+// zero value), or InnoDB's own of the builtin engine of 5.0/5.1
+// (BuiltinLatches: rw-lock state under a mutex of its own, test-and-set
+// mutexes that spin and then sleep in one sync array) or of the plugin
+// through 5.6 (PluginLatches: rw-locks of one atomic word, the same
+// mutexes and sync array); see the latch package. Global with
+// BuiltinLatches is seed 003's builtin engine, Split with PluginLatches
+// stands for its plugin (research/targets.md T5).
+//
 // # Statistics
 //
 // Stats is a value snapshot (Sub gives the activity between two) of page

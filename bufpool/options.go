@@ -47,6 +47,45 @@ func (l Locking) String() string {
 	return fmt.Sprintf("Locking(%d)", uint8(l))
 }
 
+// Latching is how latches and mutexes are implemented (latch.Impl).
+type Latching uint8
+
+const (
+	// GoLatches are Go's sync.Mutex and sync.RWMutex: atomic fast paths,
+	// then parking the goroutine. The zero value.
+	GoLatches Latching = iota
+	// BuiltinLatches are the builtin InnoDB of MySQL 5.0 and 5.1 (seed
+	// 003's builtin), without atomic instructions: rw-locks whose state
+	// changes under a mutex of their own, so that readers of one hot
+	// latch serialize on it, and test-and-set mutexes that spin 20 short
+	// rounds, then sleep in one sync array shared by all [sync0rw.c,
+	// sync0sync.c, sync0arr.c]. With Global locking, the builtin engine.
+	BuiltinLatches
+	// PluginLatches are the InnoDB plugin 1.0.4 to MySQL 5.6 with atomic
+	// builtins (seed 003's plugin): rw-locks of one atomic lock word
+	// (INNODB_RW_LOCKS_USE_ATOMICS), the same mutexes and sync array,
+	// spinning 30 rounds with PAUSE.
+	PluginLatches
+)
+
+// String returns "go", "builtin" or "plugin".
+func (l Latching) String() string {
+	if l > PluginLatches {
+		return fmt.Sprintf("Latching(%d)", uint8(l))
+	}
+	return l.impl().String()
+}
+
+func (l Latching) impl() latch.Impl {
+	switch l {
+	case BuiltinLatches:
+		return latch.Builtin
+	case PluginLatches:
+		return latch.Plugin
+	}
+	return latch.Go
+}
+
 // Defaults, InnoDB's.
 const (
 	DefaultBytes        = 128 << 20 // innodb_buffer_pool_size
@@ -76,6 +115,10 @@ type Options struct {
 	// Locking picks split (8.0), legacy (5.1 plugin under XtraDB) or
 	// global (5.1 builtin) mutexes.
 	Locking Locking
+	// Latching picks how every latch and mutex of the pool, and of the
+	// indexes on it, is implemented: Go's sync locks (the zero value),
+	// or InnoDB's own of the builtin engine or of the plugin.
+	Latching Latching
 	// Frames picks where frame memory comes from: one arena allocated up
 	// front (the zero value, InnoDB's buf_chunk_init) or a fresh Go
 	// allocation per frame taken from the free list (research/targets.md
@@ -146,6 +189,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Locking > Global {
 		return o, fmt.Errorf("bufpool: unknown locking %d: use Split, Legacy or Global", o.Locking)
+	}
+	if o.Latching > PluginLatches {
+		return o, fmt.Errorf("bufpool: unknown latching %d: use GoLatches, BuiltinLatches or PluginLatches", o.Latching)
+	}
+	if o.Latches != nil && o.Latches.Impl() != o.Latching.impl() {
+		return o, fmt.Errorf("bufpool: Latching is %v but the Latches registry's locks are %v: make them agree, or leave Latches nil", o.Latching, o.Latches.Impl())
 	}
 	if o.Frames != Arena && o.Frames != PerMiss {
 		return o, fmt.Errorf("bufpool: unknown frames mode %d: use Arena or PerMiss", o.Frames)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/zipsim/zipsim/internal/latch"
 	"github.com/zipsim/zipsim/page"
 	"github.com/zipsim/zipsim/storage"
 )
@@ -23,6 +24,8 @@ func TestOptionsDefaultsAndErrors(t *testing.T) {
 	require.Equal(t, "arena", Arena.String())
 	require.Equal(t, "per-miss", PerMiss.String())
 	require.Equal(t, "global", Global.String())
+	require.Equal(t, "plugin", PluginLatches.String())
+	require.Equal(t, "Latching(7)", Latching(7).String())
 
 	o, err := Options{Bytes: 1 << 30}.withDefaults()
 	require.NoError(t, err)
@@ -41,6 +44,9 @@ func TestOptionsDefaultsAndErrors(t *testing.T) {
 		{Options{Frames: 5}, "Arena or PerMiss"},
 		{Options{LRUScanDepth: -3}, "LRUScanDepth"},
 		{Options{OldPct: 99}, "5..95"},
+		{Options{Latches: latch.NewRegistry(latch.Options{}), Latching: BuiltinLatches}, "leave Latches nil"},
+		{Options{Latches: latch.NewRegistry(latch.Options{Impl: latch.Plugin})}, "Latching is go but the Latches registry's locks are plugin"},
+		{Options{Latching: 3}, "GoLatches, BuiltinLatches or PluginLatches"},
 	} {
 		_, err := New(c.o)
 		require.Error(t, err, "%+v", c.o)

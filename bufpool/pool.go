@@ -57,7 +57,7 @@ func New(opts Options) (*Pool, error) {
 	}
 	p := &Pool{opts: o, latches: o.Latches, cmp: o.CMP}
 	if p.latches == nil {
-		p.latches = latch.NewRegistry(latch.Options{})
+		p.latches = latch.NewRegistry(latch.Options{Impl: o.Latching.impl()})
 	}
 	if p.cmp == nil {
 		p.cmp = compress.NewStats()

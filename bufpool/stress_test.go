@@ -22,12 +22,13 @@ func TestStressSmallPool(t *testing.T) {
 	type mode struct {
 		lk Locking
 		fr Frames
+		la Latching
 	}
 	for _, zs := range []int{0, 8192, 2048} {
-		for _, m := range []mode{{Split, Arena}, {Legacy, Arena}, {Global, Arena}, {Split, PerMiss}} {
-			t.Run(fmt.Sprintf("zip=%d/locking=%v/frames=%v", zs, m.lk, m.fr), func(t *testing.T) {
+		for _, m := range []mode{{Split, Arena, GoLatches}, {Legacy, Arena, GoLatches}, {Global, Arena, GoLatches}, {Global, Arena, BuiltinLatches}, {Split, Arena, PluginLatches}, {Split, PerMiss, GoLatches}} {
+			t.Run(fmt.Sprintf("zip=%d/locking=%v/frames=%v/latching=%v", zs, m.lk, m.fr, m.la), func(t *testing.T) {
 				const frames, pages, workers, ops = 48, 200, 8, 1500
-				p := newPool(t, Options{Bytes: frames * 16384, Locking: m.lk, Frames: m.fr, Instances: 2})
+				p := newPool(t, Options{Bytes: frames * 16384, Locking: m.lk, Frames: m.fr, Instances: 2, Latching: m.la})
 				testSpace(t, p, 1, zs)
 				versions := make([]atomic.Uint64, pages+1)
 				for i := 1; i <= pages; i++ {
