@@ -38,6 +38,7 @@ type Config struct {
 	PoolRatio          float64       `json:"pool_ratio"`           // pool as a fraction of the uncompressed data size, used when PoolBytes is 0
 	Instances          int           `json:"instances"`            // buffer pool instances; 0 means the pool's default
 	Locking            string        `json:"locking"`              // "split" (8.0) or "legacy" (5.1); "" means split
+	Latches            string        `json:"latches"`              // latch implementation: "go" (Go's sync locks), "builtin" (5.0/5.1 builtin: rw-lock state under a mutex, spin then sync array) or "plugin" (5.1 plugin to 5.6: atomic lock words, spin then sync array); "" means go
 	Partitions         int           `json:"partitions"`           // hash partitions per table; 0 means none
 	MergeThreshold     int           `json:"merge_threshold"`      // MERGE_THRESHOLD of every table, 1..50 (page-full percent under which a page merges); 0 means 50
 	IOLatency          time.Duration `json:"io_latency"`           // simulated read latency per page; 0 means the OS cache (no model)
@@ -139,6 +140,13 @@ func (c Config) Validate() (Config, error) {
 	case "split", "legacy", "global":
 	default:
 		return c, fmt.Errorf("locking %q: use split, legacy or global", c.Locking)
+	}
+	switch c.Latches {
+	case "":
+		c.Latches = "go"
+	case "go", "builtin", "plugin":
+	default:
+		return c, fmt.Errorf("latches %q: use go, builtin or plugin", c.Latches)
 	}
 	switch c.Frames {
 	case "":

@@ -45,6 +45,12 @@ func (c Config) StoreOptions(dataBytes int64) (zipsim.Options, error) {
 	if c.Frames == "per-miss" {
 		o.Pool.Frames = bufpool.PerMiss
 	}
+	switch c.Latches {
+	case "builtin":
+		o.Pool.Latching = bufpool.BuiltinLatches
+	case "plugin":
+		o.Pool.Latching = bufpool.PluginLatches
+	}
 	switch c.Locking {
 	case "legacy":
 		o.Pool.Locking = bufpool.Legacy

@@ -254,6 +254,7 @@ var knobs = []knob{
 	{name: "pool-ratio", usage: "buffer pool as a fraction of the uncompressed data, when --pool is not given", field: func(c *sim.Config) any { return &c.PoolRatio }},
 	{name: "instances", usage: "buffer pool instances (default 1, or 8 from 1G)", field: func(c *sim.Config) any { return &c.Instances }},
 	{name: "locking", usage: "buffer pool locking: split (8.0, per instance), legacy (5.1 plugin, pool-wide mutexes) or global (5.1 builtin: legacy plus the pool mutex on every page fix)", field: func(c *sim.Config) any { return &c.Locking }},
+	{name: "latches", usage: "latch implementation: go (Go's sync locks), builtin (5.1 builtin InnoDB: rw-lock state under a mutex of its own, mutexes that spin 20 rounds and then sleep in one sync array) or plugin (5.1 plugin to 5.6: rw-locks of one atomic word, spinning 30 rounds with PAUSE, then the sync array)", field: func(c *sim.Config) any { return &c.Latches }},
 	{name: "io", usage: "simulated read and write latency per page (100us); 0 is the OS cache", field: func(c *sim.Config) any { return &c.IOLatency }},
 	{name: "no-timer-pump", usage: "sleep --io latencies with time.Sleep alone: no timer pump, so sub-millisecond sleeps last about 1 ms while the process idles, less when it is busy", field: func(c *sim.Config) any { return &c.NoTimerPump }},
 	{name: "no-pad", usage: "turn adaptive padding of compressed pages off", field: func(c *sim.Config) any { return &c.PadDisabled }},

@@ -1,0 +1,25 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/zipsim/zipsim/bufpool"
+)
+
+// TestConfigLatches checks --latches: its default, its errors, and the
+// pool option each value sets.
+func TestConfigLatches(t *testing.T) {
+	c, err := Config{Workload: "sysbench"}.Validate()
+	require.NoError(t, err)
+	require.Equal(t, "go", c.Latches)
+	_, err = Config{Workload: "sysbench", Latches: "atomic"}.Validate()
+	require.ErrorContains(t, err, `latches "atomic": use go, builtin or plugin`)
+	for v, want := range map[string]bufpool.Latching{"go": bufpool.GoLatches, "builtin": bufpool.BuiltinLatches, "plugin": bufpool.PluginLatches} {
+		c, err := Config{Workload: "sysbench", Latches: v}.Validate()
+		require.NoError(t, err)
+		o, err := c.StoreOptions(1 << 20)
+		require.NoError(t, err)
+		require.Equal(t, want, o.Pool.Latching, v)
+	}
+}
