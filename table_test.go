@@ -123,6 +123,9 @@ func TestConcurrentWrites(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = st.Close() })
 			concurrentWrites(t, st)
+			// InnoDB's implementations bring the sync array's mutex.
+			_, ok := st.Metrics().Pool.Latches.Get("sync_array_mutex")
+			require.Equal(t, po.Latching != bufpool.GoLatches, ok)
 		})
 	}
 }

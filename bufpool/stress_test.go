@@ -29,6 +29,7 @@ func TestStressSmallPool(t *testing.T) {
 			t.Run(fmt.Sprintf("zip=%d/locking=%v/frames=%v/latching=%v", zs, m.lk, m.fr, m.la), func(t *testing.T) {
 				const frames, pages, workers, ops = 48, 200, 8, 1500
 				p := newPool(t, Options{Bytes: frames * 16384, Locking: m.lk, Frames: m.fr, Instances: 2, Latching: m.la})
+				require.Equal(t, m.la.impl(), p.Latches().Impl())
 				testSpace(t, p, 1, zs)
 				versions := make([]atomic.Uint64, pages+1)
 				for i := 1; i <= pages; i++ {

@@ -238,7 +238,7 @@ func runT5(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	for _, ev := range []string{ro, rw} {
 		b, a := reps[t5Key{0, "global", ev}], reps[t5Key{0, t5GlobalPlugin, ev}]
 		arr, _ := b.Metrics.Pool.Latches.Get("sync_array_mutex")
-		out.Notef("u %s: the builtin's latches cost %.3fx (global with the plugin's latches / global) and its pool mutex %.3fx (sharded / global with the plugin's latches); with builtin latches the page latches waited %.2f%% of thread time (plugin's: %.2f%%) and the index locks %.2f%% (%.2f%%), and %.3f threads a transaction slept in the sync array (its mutex taken %.2f times a transaction)",
+		out.Notef("u %s: the builtin's latches cost %.3fx (global with the plugin's latches / global) and its pool mutex %.3fx (sharded / global with the plugin's latches); with builtin latches the page latches waited %.2f%% of thread time (plugin's: %.2f%%) and the index locks %.2f%% (%.2f%%), and the sync array saw %.3f sleeps a transaction (its mutex taken %.2f times a transaction)",
 			map[string]string{ro: "RO", rw: "RW"}[ev],
 			t145Paired(arms[t5Key{0, t5GlobalPlugin, ev}], arms[t5Key{0, "global", ev}], t145TPS),
 			t145Paired(arms[t5Key{0, "split", ev}], arms[t5Key{0, t5GlobalPlugin, ev}], t145TPS),

@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkT5 is T5: sysbench 0.4 oltp on one table of legacy04 data
-// (special distribution, everything cached in a 128 MiB pool of 8
+// (special distribution, everything cached in a 96 MiB pool of 8
 // instances), uncompressed and at KEY_BLOCK_SIZE 16..1, read-only and
 // read-write, as the builtin engine ("global": Global locking with builtin
 // latches) and as the plugin ("sharded": Split locking with atomic

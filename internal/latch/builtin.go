@@ -66,36 +66,21 @@ func (l *builtinRW) xLockLow(claimed *bool) bool {
 	return false
 }
 
-// tryRLock is rw_lock_s_lock_func's attempt when the lock's mutex is free;
-// it fails without waiting otherwise. rw_lock_s_lock_func_nowait is the
-// same with a waiting mutex_enter (tryRLockNowait).
-func (l *builtinRW) tryRLock() bool {
-	if !l.mu.tryEnter() {
-		return false
-	}
-	ok := l.sLockLow()
-	l.mu.exit()
-	return ok
-}
-
-func (l *builtinRW) tryRLockNowait() bool {
+// rlockFast is rw_lock_s_lock_func's first attempt: enter the lock's
+// mutex, waiting if need be, and take the lock unless a writer holds or
+// claims it. It is also rw_lock_s_lock_func_nowait.
+func (l *builtinRW) rlockFast() bool {
 	l.mu.enter()
 	ok := l.sLockLow()
 	l.mu.exit()
 	return ok
 }
 
-// rlockSlow is rw_lock_s_lock_func after a failed first attempt, then
-// rw_lock_s_lock_spin: spin while a writer holds or claims the lock, try
-// once under the mutex, and otherwise reserve a cell, set waiters and
-// sleep, in that order, so that the release that follows must wake it.
+// rlockSlow is rw_lock_s_lock_spin, after a failed rlockFast: spin while a
+// writer holds or claims the lock, try once under the mutex, and otherwise
+// reserve a cell, set waiters and sleep, in that order, so that the
+// release that follows must wake it.
 func (l *builtinRW) rlockSlow() {
-	l.mu.enter()
-	if l.sLockLow() {
-		l.mu.exit()
-		return
-	}
-	l.mu.exit()
 	for {
 		i := 0
 		for l.writer.Load() != rwNotLocked && i < l.arr.rounds {
@@ -117,13 +102,11 @@ func (l *builtinRW) rlockSlow() {
 	}
 }
 
-// tryLockFast is rw_lock_x_lock_func's first attempt when the lock's
-// mutex is free. It may claim the lock (WAIT_EX) without getting it; the
-// caller must then finish with lockSlow(true).
-func (l *builtinRW) tryLockFast(claimed *bool) bool {
-	if !l.mu.tryEnter() {
-		return false
-	}
+// lockFast is rw_lock_x_lock_func's first attempt under the lock's mutex.
+// It may claim the lock (WAIT_EX) without getting it; the caller must then
+// finish with lockSlow(true).
+func (l *builtinRW) lockFast(claimed *bool) bool {
+	l.mu.enter()
 	ok := l.xLockLow(claimed)
 	l.mu.exit()
 	return ok
@@ -141,19 +124,14 @@ func (l *builtinRW) tryLock() bool {
 	return ok
 }
 
-// lockSlow is rw_lock_x_lock_func's loop: try under the mutex, spin while
-// the writer field is taken (or, having claimed it, while readers remain),
-// and after a full spin reserve a cell, try once more, set waiters and
-// sleep.
+// lockSlow is the rest of rw_lock_x_lock_func after a failed lockFast:
+// spin while the writer field is taken (or, having claimed it, while
+// readers remain), try again under the mutex, and once the spin rounds
+// are spent (they add up over retries, as in InnoDB) reserve a cell, try
+// once more, set waiters and sleep.
 func (l *builtinRW) lockSlow(claimed bool) {
+	i := 0
 	for {
-		l.mu.enter()
-		ok := l.xLockLow(&claimed)
-		l.mu.exit()
-		if ok {
-			return
-		}
-		i := 0
 		if claimed {
 			for l.readers.Load() != 0 && i < l.arr.rounds {
 				l.arr.spin()
@@ -166,6 +144,9 @@ func (l *builtinRW) lockSlow(claimed bool) {
 			}
 		}
 		if i < l.arr.rounds {
+			if l.lockFast(&claimed) {
+				return
+			}
 			continue
 		}
 		runtime.Gosched()
@@ -179,21 +160,26 @@ func (l *builtinRW) lockSlow(claimed bool) {
 		l.waiters.Store(1)
 		l.mu.exit()
 		l.arr.wait(&l.ev, c)
+		i = 0
+		if l.lockFast(&claimed) {
+			return
+		}
 	}
 }
 
 // runlock is rw_lock_s_unlock_func: the last reader wakes the waiters.
 func (l *builtinRW) runlock() {
 	l.mu.enter()
+	if l.readers.Load() <= 0 {
+		l.mu.exit()
+		panic("latch: RUnlock of RWMutex not locked for reading")
+	}
 	n := l.readers.Add(-1)
 	wake := n == 0 && l.waiters.Load() != 0
 	if wake {
 		l.waiters.Store(0)
 	}
 	l.mu.exit()
-	if n < 0 {
-		panic("latch: RUnlock of unlocked RWMutex")
-	}
 	if wake {
 		l.arr.signal(&l.ev)
 	}
@@ -202,16 +188,16 @@ func (l *builtinRW) runlock() {
 // unlock is rw_lock_x_unlock_func.
 func (l *builtinRW) unlock() {
 	l.mu.enter()
-	was := l.writer.Load()
+	if l.writer.Load() != rwEx {
+		l.mu.exit()
+		panic("latch: Unlock of RWMutex not locked for writing")
+	}
 	l.writer.Store(rwNotLocked)
 	wake := l.waiters.Load() != 0
 	if wake {
 		l.waiters.Store(0)
 	}
 	l.mu.exit()
-	if was != rwEx {
-		panic("latch: Unlock of unlocked RWMutex")
-	}
 	if wake {
 		l.arr.signal(&l.ev)
 	}

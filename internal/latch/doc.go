@@ -154,14 +154,17 @@
 //     on an event of its own that only the last reader sets.
 //
 // Both share one sync array per registry, whose OS mutex every sleep
-// enters three times (reserve, mark waiting, free) and every wake-up
-// once; it reports as the class sync_array_mutex, an ordinary lock, and
+// enters three times (reserve, mark waiting, free) and, in the builtin,
+// every wake-up once (the plugin counts wake-ups with an atomic add); it
+// reports as the class sync_array_mutex, an ordinary lock, and
 // Snapshot counts its sleeps and wake-ups (OSWaits, Signals: SHOW ENGINE
 // INNODB STATUS's "OS waits" and "signal count"). The locks count as
 // instrumented locks do. An acquisition is contended when its first
-// attempt fails: a taken lock word, a builtin rw-lock's mutex found
-// taken, or readers still inside; its wait is timed through the spin and
-// the sleep. BenchmarkRWMutexReadParallel and BenchmarkHitPathModel
+// attempt fails: a taken mutex word, a writer holding or claiming an
+// rw-lock, or readers still inside; its wait is timed through the spin
+// and the sleep. A builtin rw-lock's own mutex is entered untimed, as
+// InnoDB counted those waits as mutex spins: they show as throughput and
+// as OS waits, not in the lock's row. BenchmarkRWMutexReadParallel and BenchmarkHitPathModel
 // compare the three.
 //
 // # Caveats
@@ -203,5 +206,15 @@
 //     instruction each where InnoDB's plain stores did not, which makes
 //     a builtin shared acquisition and release (about 32 ns here, against
 //     12 for the plugin's and 10 for Go's; BenchmarkRWMutexReadParallel
-//     at -cpu 1) dearer than the original's.
+//     at -cpu 1) dearer than the original's. Their lock words sit behind
+//     a pointer or two, where InnoDB embedded them in the block or index,
+//     so the pool's padding, which keeps Go's lock words on lines of their
+//     own, does not place theirs.
+//   - Both wait as the plugin's os_event_wait_low does, against the
+//     signal count the reset returned. The builtin's os_event_wait read
+//     the count on entry, so a reset by a second waiter between a release
+//     and the first waiter's sleep could leave that waiter asleep until
+//     the latch's next release, or the error monitor's wake-up a second
+//     later (sync_arr_wake_threads_if_sema_free); that stall is not
+//     modelled.
 package latch

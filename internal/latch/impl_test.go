@@ -1,6 +1,7 @@
 package latch
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -138,6 +139,11 @@ func testRWExclusion(t *testing.T, r *Registry) {
 					}
 					if i%50 == 0 {
 						time.Sleep(20 * time.Microsecond)
+					} else {
+						runtime.Gosched()
+					}
+					if writers.Load() != 1 || readers.Load() != 0 {
+						t.Error("writer overlapped while holding")
 					}
 					writers.Add(-1)
 					l.Unlock()
@@ -145,8 +151,11 @@ func testRWExclusion(t *testing.T, r *Registry) {
 				}
 				l.RLock()
 				readers.Add(1)
-				if writers.Load() != 0 {
-					t.Error("reader overlaps a writer")
+				for range 2 { // check again after letting others run
+					if writers.Load() != 0 {
+						t.Error("reader overlaps a writer")
+					}
+					runtime.Gosched()
 				}
 				readers.Add(-1)
 				l.RUnlock()
@@ -192,7 +201,11 @@ func testRWWaitEx(t *testing.T, r *Registry) {
 	require.False(t, l.TryLock())
 	waitFor(t, func() bool { return r.Snapshot().OSWaits == 1 }) // the writer sleeps
 	l.RUnlock()
-	<-got
+	select { // a lost wake-up fails here instead of hanging
+	case <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the writer was not woken by the last reader's release")
+	}
 	start := time.Now()
 	l.RLock() // waits for the writer's 5 ms
 	require.GreaterOrEqual(t, time.Since(start), 4*time.Millisecond)
@@ -214,7 +227,14 @@ func TestInnoMisuse(t *testing.T) {
 		l2.Init(r, "rw")
 		require.Panics(t, m.Unlock)
 		require.Panics(t, l.Unlock)
+		require.Panics(t, l.RUnlock)
 		l2.Lock()
 		require.Panics(t, l2.RUnlock)
+		// The checks come before any change: the locks still work.
+		require.True(t, l.TryLock())
+		l.Unlock()
+		l2.Unlock()
+		require.True(t, l2.TryRLock())
+		l2.RUnlock()
 	})
 }

@@ -61,15 +61,16 @@ func (c *coldCounters) endHold(start int64) {
 // A Mutex must be initialised with Init before first use and must not be
 // copied after that (go vet's copylocks check flags copies). A Mutex that
 // was never initialised works as a plain sync.Mutex and is not reported.
-// Its hot words fit in the first 32 bytes; place it at the start of a
-// cache-line-aligned struct to keep them on one line.
+// Its hot words fit in the first 40 bytes; place it at the start of a
+// cache-line-aligned struct to keep them on one line. In InnoDB's
+// implementations the lock word itself is behind ib.
 type Mutex struct {
 	mu        sync.Mutex
 	mode      uint8
 	acq       ownedCounter // all acquisitions, counted once acquired
 	holdStart int64        // now()|1 at a sampled acquisition, else 0; guarded by mu
+	ib        *ibMutex     // modeBuiltin and modePlugin only; mu is then unused
 	cold      coldCounters
-	ib        *ibMutex // modeBuiltin and modePlugin only; mu is then unused
 }
 
 // Init registers m in r under the class name (see Registry for names and
@@ -84,12 +85,14 @@ func (m *Mutex) Init(r *Registry, name string) {
 		m.mode = modePlain
 		return
 	}
-	r.register(name, m, nil)
+	// Everything a Snapshot may read is set before the lock is
+	// registered, since a Snapshot may run while Init does.
 	m.mode = r.mode()
 	if m.mode != modeCounted {
 		m.ib = new(ibMutex)
 		m.ib.init(r.arr)
 	}
+	r.register(name, m, nil)
 }
 
 // Lock locks m. An instrumented lock first tries TryLock: on success it
@@ -97,7 +100,7 @@ func (m *Mutex) Init(r *Registry, name string) {
 // on failure it counts a contended acquisition and times the wait in Lock.
 func (m *Mutex) Lock() {
 	if m.mode != modeCounted {
-		if m.ib != nil {
+		if m.mode > modeCounted {
 			m.lockInno()
 			return
 		}
@@ -156,7 +159,7 @@ func countAcquired(acq *ownedCounter, holdStart *int64, t1 int64) {
 // TryLock tries to lock m and reports whether it succeeded. A success
 // counts as an uncontended acquisition; a failure counts nothing.
 func (m *Mutex) TryLock() bool {
-	if m.ib != nil {
+	if m.mode > modeCounted {
 		if !m.ib.tryEnter() {
 			return false
 		}
@@ -175,7 +178,7 @@ func (m *Mutex) Unlock() {
 		m.cold.endHold(m.holdStart)
 		m.holdStart = 0
 	}
-	if m.ib != nil {
+	if m.mode > modeCounted {
 		m.ib.exit()
 		return
 	}

@@ -78,10 +78,10 @@ func (l *pluginRW) rlockSlow() {
 	}
 }
 
-// tryLockFast is rw_lock_x_lock_low's decrement. It may take the lock
-// while readers remain (WAIT_EX); the caller must then finish with
+// lockFast is rw_lock_x_lock_low's decrement. It may take the lock while
+// readers remain (WAIT_EX); the caller must then finish with
 // lockSlow(true).
-func (l *pluginRW) tryLockFast(claimed *bool) bool {
+func (l *pluginRW) lockFast(claimed *bool) bool {
 	if !l.decr(xLockDecr) {
 		return false
 	}
@@ -155,13 +155,15 @@ func (l *pluginRW) lockSlow(claimed bool) {
 func (l *pluginRW) tryLock() bool { return l.word.CompareAndSwap(xLockDecr, 0) }
 
 // runlock is rw_lock_s_unlock_func: the last reader out wakes a writer
-// waiting for it; no one else can be waiting while a writer waits.
+// waiting for it. Others sleeping on the lock's event need no wake-up yet:
+// that writer goes first, and its release wakes them.
 func (l *pluginRW) runlock() {
-	w := l.word.Add(1)
-	if w > xLockDecr || w == 1 {
+	// Misuse is caught before the word changes (best effort: the check
+	// and the add are two steps).
+	if w := l.word.Load(); w == 0 || w >= xLockDecr {
 		panic("latch: RUnlock of RWMutex not locked for reading")
 	}
-	if w == 0 {
+	if l.word.Add(1) == 0 {
 		l.arr.signal(&l.waitEx)
 	}
 }
@@ -169,9 +171,11 @@ func (l *pluginRW) runlock() {
 // unlock is rw_lock_x_unlock_func: the lock is free again, and any
 // waiters wake.
 func (l *pluginRW) unlock() {
-	if l.word.Add(xLockDecr) != xLockDecr {
+	// Held exclusively, the word is 0 and no reader can change it.
+	if l.word.Load() != 0 {
 		panic("latch: Unlock of RWMutex not locked for writing")
 	}
+	l.word.Add(xLockDecr)
 	if l.waiters.Load() != 0 {
 		l.waiters.Store(0)
 		l.arr.signal(&l.ev)

@@ -93,7 +93,7 @@ func NewRegistry(opts Options) *Registry {
 	case Builtin, Plugin:
 		a := &syncArray{spinPolicy: builtinSpin}
 		if opts.Impl == Plugin {
-			a.spinPolicy = pluginSpin
+			a.spinPolicy, a.atomicSignals = pluginSpin, true
 		}
 		a.mu.Init(r, "sync_array_mutex") // an OS mutex in InnoDB, not one of its latches
 		r.arr, r.impl = a, opts.Impl

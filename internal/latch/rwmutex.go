@@ -46,7 +46,7 @@ func (m *RWMutex) Init(r *Registry, name string) {
 		m.mode = modePlain
 		return
 	}
-	r.register(name, nil, m)
+	// Set everything a Snapshot reads before registering, as Mutex.Init.
 	m.mode = r.mode()
 	m.x = new(rwExtra)
 	switch m.mode {
@@ -57,13 +57,14 @@ func (m *RWMutex) Init(r *Registry, name string) {
 		m.x.pl = new(pluginRW)
 		m.x.pl.init(r.arr)
 	}
+	r.register(name, nil, m)
 }
 
 // Lock locks m for writing: TryLock first, then a timed Lock, as
 // Mutex.Lock does.
 func (m *RWMutex) Lock() {
 	if m.mode != modeCounted {
-		if m.mode >= modeBuiltin {
+		if m.mode > modeCounted {
 			m.lockInno()
 			return
 		}
@@ -90,17 +91,18 @@ func (m *RWMutex) lockSlow() {
 	}
 }
 
-// lockInno is Lock for InnoDB's implementations: an acquisition that the
-// first attempt does not complete is contended, including one that found
-// the builtin lock's own mutex taken, or readers still inside.
+// lockInno is Lock for InnoDB's implementations. An acquisition is
+// contended when the first attempt finds the lock taken, or readers still
+// inside; a builtin lock's own mutex is entered untimed, as InnoDB counted
+// its waits as mutex spins, not as rw-lock waits.
 func (m *RWMutex) lockInno() {
 	var t1 int64
 	claimed := false
 	var ok bool
 	if m.mode == modeBuiltin {
-		ok = m.x.ib.tryLockFast(&claimed)
+		ok = m.x.ib.lockFast(&claimed)
 	} else {
-		ok = m.x.pl.tryLockFast(&claimed)
+		ok = m.x.pl.lockFast(&claimed)
 	}
 	if !ok {
 		t0 := now()
@@ -119,24 +121,29 @@ func (m *RWMutex) lockInno() {
 // TryLock tries to lock m for writing and reports whether it succeeded.
 // Only a success is counted.
 func (m *RWMutex) TryLock() bool {
-	switch m.mode {
-	case modeBuiltin:
-		if !m.x.ib.tryLock() {
-			return false
-		}
-	case modePlugin:
-		if !m.x.pl.tryLock() {
-			return false
-		}
-	default:
-		if !m.rw.TryLock() {
-			return false
-		}
+	if m.mode > modeCounted {
+		return m.tryLockInno()
 	}
-	if m.mode >= modeCounted && sampled(m.acq.inc()) {
+	if !m.rw.TryLock() {
+		return false
+	}
+	if m.mode == modeCounted && sampled(m.acq.inc()) {
 		m.holdStart = now() | 1
 	}
 	return true
+}
+
+func (m *RWMutex) tryLockInno() bool {
+	var ok bool
+	if m.mode == modeBuiltin {
+		ok = m.x.ib.tryLock()
+	} else {
+		ok = m.x.pl.tryLock()
+	}
+	if ok {
+		countAcquired(&m.acq, &m.holdStart, 0)
+	}
+	return ok
 }
 
 // Unlock unlocks m for writing.
@@ -145,21 +152,25 @@ func (m *RWMutex) Unlock() {
 		m.cold.endHold(m.holdStart)
 		m.holdStart = 0
 	}
-	switch m.mode {
-	case modeBuiltin:
-		m.x.ib.unlock()
-		return
-	case modePlugin:
-		m.x.pl.unlock()
+	if m.mode > modeCounted {
+		m.unlockInno()
 		return
 	}
 	m.rw.Unlock()
 }
 
+func (m *RWMutex) unlockInno() {
+	if m.mode == modeBuiltin {
+		m.x.ib.unlock()
+	} else {
+		m.x.pl.unlock()
+	}
+}
+
 // RLock locks m for reading: TryRLock first, then a timed RLock.
 func (m *RWMutex) RLock() {
 	if m.mode != modeCounted {
-		if m.mode >= modeBuiltin {
+		if m.mode > modeCounted {
 			m.rlockInno()
 			return
 		}
@@ -193,11 +204,12 @@ func (m *RWMutex) rlockSlow() {
 	m.countRead()
 }
 
-// rlockInno is RLock for InnoDB's implementations, timed as lockInno is.
+// rlockInno is RLock for InnoDB's implementations, timed as lockInno is:
+// only a writer holding or claiming the lock makes it contended.
 func (m *RWMutex) rlockInno() {
 	var ok bool
 	if m.mode == modeBuiltin {
-		ok = m.x.ib.tryRLock()
+		ok = m.x.ib.rlockFast()
 	} else {
 		ok = m.x.pl.tryRLock()
 	}
@@ -220,37 +232,46 @@ func (m *RWMutex) rlockInno() {
 // Only a success is counted. Under the builtin implementation it waits
 // for the lock's own mutex, as rw_lock_s_lock_func_nowait did.
 func (m *RWMutex) TryRLock() bool {
-	switch m.mode {
-	case modeBuiltin:
-		if !m.x.ib.tryRLockNowait() {
-			return false
-		}
-	case modePlugin:
-		if !m.x.pl.tryRLock() {
-			return false
-		}
-	default:
-		if !m.rw.TryRLock() {
-			return false
-		}
+	if m.mode > modeCounted {
+		return m.tryRLockInno()
 	}
-	if m.mode >= modeCounted {
+	if !m.rw.TryRLock() {
+		return false
+	}
+	if m.mode == modeCounted {
 		m.countRead()
 	}
 	return true
 }
 
+func (m *RWMutex) tryRLockInno() bool {
+	var ok bool
+	if m.mode == modeBuiltin {
+		ok = m.x.ib.rlockFast()
+	} else {
+		ok = m.x.pl.tryRLock()
+	}
+	if ok {
+		m.countRead()
+	}
+	return ok
+}
+
 // RUnlock undoes one RLock.
 func (m *RWMutex) RUnlock() {
-	switch m.mode {
-	case modeBuiltin:
-		m.x.ib.runlock()
-		return
-	case modePlugin:
-		m.x.pl.runlock()
+	if m.mode > modeCounted {
+		m.runlockInno()
 		return
 	}
 	m.rw.RUnlock()
+}
+
+func (m *RWMutex) runlockInno() {
+	if m.mode == modeBuiltin {
+		m.x.ib.runlock()
+	} else {
+		m.x.pl.runlock()
+	}
 }
 
 // read adds m's counters to s.

@@ -118,10 +118,10 @@ type Snapshot struct {
 	// began: the registry's creation, or for a delta made by Sub the
 	// earlier snapshot's At. At − Start is the interval String reports.
 	At, Start time.Time
-	// OSWaits and Signals are the sync array's, with Options.Builtin:
-	// waits that slept after spinning (SHOW ENGINE INNODB STATUS's "OS
-	// waits") and releases that woke sleepers (its "signal count").
-	// Zero otherwise.
+	// OSWaits and Signals are the sync array's, with InnoDB's
+	// implementations (Options.Impl Builtin or Plugin): waits that slept
+	// after spinning (SHOW ENGINE INNODB STATUS's "OS waits") and
+	// releases that woke sleepers (its "signal count"). Zero otherwise.
 	OSWaits, Signals uint64
 }
 
@@ -191,7 +191,7 @@ func (s Snapshot) Table(threads int, wall time.Duration) string {
 	table.Write(&b, "LOCKS", header, rows)
 	fmt.Fprintf(&b, "wait share = wait / (%d threads × %.3fs)\n", threads, wall.Seconds())
 	if s.OSWaits+s.Signals > 0 {
-		fmt.Fprintf(&b, "sync array (builtin latches): OS waits %d, signal count %d\n", s.OSWaits, s.Signals)
+		fmt.Fprintf(&b, "sync array (InnoDB latches): OS waits %d, signal count %d\n", s.OSWaits, s.Signals)
 	}
 	return b.String()
 }

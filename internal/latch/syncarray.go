@@ -46,8 +46,11 @@ func utDelay(n int) int {
 // sync_array_mutex. The array also holds its latches' spin policy.
 type syncArray struct {
 	spinPolicy
-	mu    Mutex
-	cells int // reserved cells; guarded by mu
+	// atomicSignals counts wake-ups with an atomic add outside mu, as
+	// sync_array_object_signalled does with atomic builtins (the plugin).
+	atomicSignals bool
+	mu            Mutex
+	cells         int // reserved cells; guarded by mu
 	// Counted under mu, as InnoDB counts them, and atomic so that a
 	// snapshot reads them without taking mu.
 	waits   atomic.Uint64 // sleeps
@@ -91,6 +94,10 @@ func (a *syncArray) wait(e *event, c uint64) {
 // sync_array_object_signalled.
 func (a *syncArray) signal(e *event) {
 	e.set()
+	if a.atomicSignals {
+		a.signals.Add(1)
+		return
+	}
 	a.mu.Lock()
 	a.signals.Add(1)
 	a.mu.Unlock()
