@@ -56,7 +56,7 @@ func TestCheckConfig(t *testing.T) {
 	for _, args := range [][]string{
 		{"--kbs", "32"}, {"--kbs", "3"}, {"--kbs", "8", "--page-size", "4K"}, {"--page-size", "12K"},
 		{"--threads", "0"}, {"--pool", "1K"}, {"--pool", "0"}, {"--instances", "0"}, {"--instances", "65"},
-		{"--pool-ratio", "-1"}, {"--locking", "builtin"}, {"--frames", "slab"}, {"--workload", "tpcc"}, {"--duration", "0s"},
+		{"--pool-ratio", "-1"}, {"--locking", "builtin"}, {"--latches", "atomic"}, {"--frames", "slab"}, {"--workload", "tpcc"}, {"--duration", "0s"},
 		{"--merge-threshold", "51"}, {"--merge-threshold", "-1"},
 	} {
 		_, err := parse(args...)

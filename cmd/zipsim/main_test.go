@@ -154,7 +154,7 @@ func TestHelp(t *testing.T) {
 	}
 	r = mustRun(t, t.TempDir(), "run", "--help")
 	for _, f := range []string{"--workload", "--tables", "--rows", "--threads", "--duration", "--row-format", "--kbs",
-		"--page-size", "--codec", "--pool", "--instances", "--locking", "--io", "--partitions", "--seed", "--out",
+		"--page-size", "--codec", "--pool", "--instances", "--locking", "--latches", "--io", "--partitions", "--seed", "--out",
 		"--format", "--events", "--warmup", "--interval", "--event", "--dist", "--data-style", "--maxid1", "--docs",
 		"--pool-ratio", "--data"} {
 		require.Contains(t, r.stdout, "  "+f+" ", f)
