@@ -48,6 +48,7 @@ type Config struct {
 	LogCompressedPages bool          `json:"log_compressed_pages"` // innodb_log_compressed_pages=ON (5.6/5.7's default); off is MariaDB's insert path
 	NoZlibReuse        bool          `json:"no_zlib_reuse"`        // build codec state per page (de)compression (zlib_reuse=off)
 	AdaptiveHash       bool          `json:"adaptive_hash"`        // innodb_adaptive_hash_index=ON: point reads by primary key skip the descent when hashed
+	AdaptiveHashParts  int           `json:"adaptive_hash_parts"`  // innodb_adaptive_hash_index_parts, 1..512, with AdaptiveHash; 0 means 8 (5.7's default; 5.6 and earlier had one latch)
 	ChangeBuffering    bool          `json:"change_buffering"`     // innodb_change_buffering=all: secondary-index inserts and deletes on leaves not in the pool wait in the change buffer
 	PageCleaner        bool          `json:"page_cleaner"`         // a background page cleaner keeps LRUScanDepth frames free per instance
 	LRUScanDepth       int           `json:"lru_scan_depth"`       // innodb_lru_scan_depth; 0 means 1024
@@ -140,6 +141,12 @@ func (c Config) Validate() (Config, error) {
 	case "split", "legacy", "global":
 	default:
 		return c, fmt.Errorf("locking %q: use split, legacy or global", c.Locking)
+	}
+	if c.AdaptiveHashParts < 0 || c.AdaptiveHashParts > 512 {
+		return c, fmt.Errorf("ahi parts %d: use 1..512, or 0 for 8", c.AdaptiveHashParts)
+	}
+	if c.AdaptiveHashParts != 0 && !c.AdaptiveHash {
+		return c, fmt.Errorf("ahi parts %d without the adaptive hash index: add --ahi", c.AdaptiveHashParts)
 	}
 	switch c.Latches {
 	case "":

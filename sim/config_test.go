@@ -23,3 +23,15 @@ func TestConfigLatches(t *testing.T) {
 		require.Equal(t, want, o.Pool.Latching, v)
 	}
 }
+
+func TestConfigAdaptiveHashParts(t *testing.T) {
+	c, err := Config{Workload: "sysbench", AdaptiveHash: true, AdaptiveHashParts: 1}.Validate()
+	require.NoError(t, err)
+	o, err := c.StoreOptions(1 << 20)
+	require.NoError(t, err)
+	require.Equal(t, 1, o.AdaptiveHashParts)
+	_, err = Config{Workload: "sysbench", AdaptiveHashParts: 4}.Validate()
+	require.ErrorContains(t, err, "add --ahi")
+	_, err = Config{Workload: "sysbench", AdaptiveHash: true, AdaptiveHashParts: 513}.Validate()
+	require.ErrorContains(t, err, "use 1..512")
+}

@@ -40,6 +40,7 @@ func (c Config) StoreOptions(dataBytes int64) (zipsim.Options, error) {
 		NoCodecReuse:       c.NoZlibReuse,
 		LogCompressedPages: c.LogCompressedPages,
 		AdaptiveHashIndex:  c.AdaptiveHash,
+		AdaptiveHashParts:  c.AdaptiveHashParts,
 		ChangeBuffering:    c.ChangeBuffering,
 	}
 	if c.Frames == "per-miss" {

@@ -266,6 +266,7 @@ var knobs = []knob{
 	{name: "statement-cpu", usage: "CPU each operation spends after the engine, as a MySQL server's SQL layer does (T1, T4 and T5 use 9us: MariaDB's server CPU per cached point select on this project's machine, less zipsim's engine's); 0 for none", field: func(c *sim.Config) any { return &c.StatementCPU }},
 	{name: "row-cpu", usage: "CPU per row a range or multiget reads, as a server's handler and protocol do (T1 and T5 use 300ns, derived from MariaDB's read-only transaction on this project's machine); 0 for none", field: func(c *sim.Config) any { return &c.RowCPU }},
 	{name: "change-buffering", usage: "innodb_change_buffering=all (MySQL 5.5-8.0's default): inserts into and deletes from secondary-index leaves that are not in the pool wait in the change buffer until the leaf is read, instead of reading it", field: func(c *sim.Config) any { return &c.ChangeBuffering }},
+	{name: "ahi-parts", usage: "innodb_adaptive_hash_index_parts with --ahi, 1..512 (default 8, as 5.7; 1 is 5.6 and earlier's one btr_search_latch)", field: func(c *sim.Config) any { return &c.AdaptiveHashParts }},
 	{name: "ahi", usage: "innodb_adaptive_hash_index=ON: point reads by primary key that the adaptive hash index knows skip the descent and the index lock", field: func(c *sim.Config) any { return &c.AdaptiveHash }},
 }
 

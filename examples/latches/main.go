@@ -30,9 +30,9 @@
 // What two cores show: with no SQL layer around it, the engine pays
 // plainly for the builtin's latches. On this project's 2-core machine a
 // lone cached read took about 500 ns with them against 410 with the
-// plugin's (each shared hold enters a mutex twice, about 20 ns more), and
-// the eight goroutines made 2.46-2.56 million operations a second against
-// 2.97-3.10 million (six runs, 2026-12-01). Scenario T5 runs the same
+// plugin's (each shared hold enters a mutex twice, about 20 ns more; four
+// runs), and the eight goroutines made 2.46-2.56 million operations a
+// second against 2.97-3.10 million (six runs, 2026-12-01). Scenario T5 runs the same
 // latches under a server layer's CPU (9 µs a statement), which dilutes
 // that to 1-2%.
 //
@@ -42,8 +42,9 @@
 // sync_array_wait_event, os/os0sync.c os_event_set.
 //
 // It exits 1 unless the rows read back right under every implementation,
-// only InnoDB's report a sync array, and threads slept in it under both
-// of InnoDB's implementations.
+// only InnoDB's report a sync array, and, on a machine with fewer cores
+// than goroutines, threads slept in it under both of InnoDB's
+// implementations.
 //
 //	go run ./examples/latches
 package main
@@ -53,6 +54,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -132,6 +134,10 @@ func run() error {
 		fmt.Printf("  %-8v %6.0f ns a read\n", a.latching, ns)
 	}
 
+	// With fewer cores than goroutines a waiter's spin often outlasts its
+	// turn on a core, so sleeps are certain; with as many cores, short
+	// holds may end within every spin.
+	oversubscribed := runtime.GOMAXPROCS(0) < goroutines
 	for i, a := range arms {
 		l := locks[i].Pool.Latches
 		_, hasArray := l.Get("sync_array_mutex")
@@ -139,14 +145,20 @@ func run() error {
 		switch {
 		case hasArray != innodb:
 			return fmt.Errorf("%v latches: sync array reported %v", a.latching, hasArray)
-		case innodb && l.OSWaits == 0:
+		case innodb && l.OSWaits == 0 && oversubscribed:
 			return fmt.Errorf("%v latches: no thread slept in the sync array, though writers held hot leaves", a.latching)
 		}
 		if errs := a.st.Check(ctx); len(errs) > 0 {
 			return fmt.Errorf("%v latches: %v", a.latching, errs[0])
 		}
 	}
-	fmt.Println("\nOK: InnoDB's latches slept in the sync array, Go's parked goroutines instead")
+	slept := "threads slept in it under both"
+	for i, a := range arms {
+		if a.latching != bufpool.GoLatches && locks[i].Pool.Latches.OSWaits == 0 {
+			slept = "with as many cores as goroutines, not every one saw a thread sleep"
+		}
+	}
+	fmt.Printf("\nOK: only InnoDB's latches have a sync array; %s\n", slept)
 	return nil
 }
 
