@@ -34,7 +34,7 @@
 // runs), and the eight goroutines made 2.46-2.56 million operations a
 // second against 2.97-3.10 million (six runs, 2026-12-01). Scenario T5 runs the same
 // latches under a server layer's CPU (9 µs a statement), which dilutes
-// that to 1-2%.
+// that to about 1%.
 //
 // InnoDB counterparts: sync/sync0rw.c rw_lock_s_lock_func and
 // rw_lock_x_lock_func (builtin and plugin versions), sync/sync0sync.c
