@@ -51,6 +51,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -188,7 +189,7 @@ func open(ctx context.Context, l bufpool.Latching) (*arm, error) {
 // round runs the goroutines for one round and adds what it measured.
 func (a *arm) round(ctx context.Context, seed uint64) error {
 	var ops atomic.Int64
-	var firstErr atomic.Value
+	errs := make([]error, goroutines) // one slot a goroutine: errors of any type
 	stop := time.Now().Add(round)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -210,7 +211,7 @@ func (a *arm) round(ctx context.Context, seed uint64) error {
 					}
 				}
 				if err != nil {
-					firstErr.CompareAndSwap(nil, err)
+					errs[g] = err
 					return
 				}
 			}
@@ -218,7 +219,7 @@ func (a *arm) round(ctx context.Context, seed uint64) error {
 		})
 	}
 	wg.Wait()
-	if err, _ := firstErr.Load().(error); err != nil {
+	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	a.opsPerS = append(a.opsPerS, float64(ops.Load())/time.Since(start).Seconds())

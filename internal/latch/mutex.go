@@ -125,9 +125,7 @@ func (m *Mutex) lockSlow() {
 	m.mu.Lock()
 	t1 := now()
 	m.cold.addWait(t1 - t0)
-	if sampled(m.acq.inc()) {
-		m.holdStart = t1 | 1
-	}
+	countAcquired(&m.acq, &m.holdStart, t1)
 }
 
 // lockInno is Lock for InnoDB's implementations: a failed test-and-set
@@ -166,8 +164,8 @@ func (m *Mutex) TryLock() bool {
 	} else if !m.mu.TryLock() {
 		return false
 	}
-	if m.mode >= modeCounted && sampled(m.acq.inc()) {
-		m.holdStart = now() | 1
+	if m.mode >= modeCounted {
+		countAcquired(&m.acq, &m.holdStart, 0)
 	}
 	return true
 }

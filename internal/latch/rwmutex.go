@@ -86,9 +86,7 @@ func (m *RWMutex) lockSlow() {
 	m.rw.Lock()
 	t1 := now()
 	m.cold.addWait(t1 - t0)
-	if sampled(m.acq.inc()) {
-		m.holdStart = t1 | 1
-	}
+	countAcquired(&m.acq, &m.holdStart, t1)
 }
 
 // lockInno is Lock for InnoDB's implementations. An acquisition is
@@ -127,8 +125,8 @@ func (m *RWMutex) TryLock() bool {
 	if !m.rw.TryLock() {
 		return false
 	}
-	if m.mode == modeCounted && sampled(m.acq.inc()) {
-		m.holdStart = now() | 1
+	if m.mode == modeCounted {
+		countAcquired(&m.acq, &m.holdStart, 0)
 	}
 	return true
 }
