@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/zipsim/zipsim/bufpool"
 	"github.com/zipsim/zipsim/page"
 )
 
@@ -21,7 +22,10 @@ import (
 // buffer of maxPct.
 func newBufferedIndex(t testing.TB, zip int, poolBytes int64, maxPct int) (*testEnv, *ChangeBuffer, *Index) {
 	t.Helper()
-	e := newEnv(t, zip, poolBytes)
+	// Which leaves are out of the pool, and so buffered, follows eviction,
+	// whose rules read the clock: a stepping clock keeps the tests that
+	// need changes to wait from depending on the machine's speed.
+	e := newEnvPool(t, zip, bufpool.Options{Bytes: poolBytes, Clock: stepClock()})
 	cb, err := NewChangeBuffer(ChangeBufferOptions{Pool: e.pool, MaxPct: maxPct})
 	require.NoError(t, err)
 	o := e.options(1, false)

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/zipsim/zipsim/bufpool"
@@ -50,7 +52,13 @@ type testEnv struct {
 
 func newEnv(t testing.TB, zip int, poolBytes int64) *testEnv {
 	t.Helper()
-	pool, err := bufpool.New(bufpool.Options{Bytes: poolBytes})
+	return newEnvPool(t, zip, bufpool.Options{Bytes: poolBytes})
+}
+
+// newEnvPool is newEnv with a pool built from po.
+func newEnvPool(t testing.TB, zip int, po bufpool.Options) *testEnv {
+	t.Helper()
+	pool, err := bufpool.New(po)
 	require.NoError(t, err)
 	mem, err := storage.NewMemory(storage.MemoryOptions{})
 	require.NoError(t, err)
@@ -96,4 +104,15 @@ func requireCheck(t testing.TB, ix *Index) {
 	if len(errs) > 0 {
 		t.FailNow()
 	}
+}
+
+// stepClock returns a clock that moves a microsecond at each reading, for
+// tests whose outcome hangs on the pool's time-based rules
+// (innodb_old_blocks_time, the eviction heuristic's one-second windows):
+// with it they depend on the work done, not on how fast -race or a loaded
+// machine runs it.
+func stepClock() func() time.Time {
+	var n atomic.Int64
+	base := time.Unix(1_700_000_000, 0)
+	return func() time.Time { return base.Add(time.Duration(n.Add(1)) * time.Microsecond) }
 }
