@@ -131,6 +131,15 @@ func (o *Outcome) WriteText(w io.Writer) error {
 	return err
 }
 
+// seedLatches is the latch implementation every scenario runs but T5,
+// whose arms compare implementations (t5Arm): each seed ran InnoDB's own
+// latches of the plugin's lineage, atomic rw-locks and mutexes that spin
+// and then sleep in the sync array, rather than anything like Go's
+// parking locks. Seed 000 ran Percona Server 5.1.57 (XtraDB), 001 the
+// InnoDB plugin 1.0, 002 MySQL 5.6.21 and 5.7.5, 004 5.6 and 5.7. 5.7's
+// SX lock and its TTASEventMutex policy are not modelled.
+const seedLatches = "plugin"
+
 var (
 	scenarioMu sync.Mutex
 	scenarios  []Scenario

@@ -274,7 +274,7 @@ func runT1(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	defer os.RemoveAll(tmp)
 	base := Config{
 		Workload: "sysbench", Seed: 1, Threads: t1Threads, Instances: t1Inst,
-		StatementCPU: t4StatementCPU, RowCPU: t1RowCPU,
+		StatementCPU: t4StatementCPU, RowCPU: t1RowCPU, Latches: seedLatches,
 		Sysbench: SysbenchConfig{Tables: t1Tables, Rows: t1Rows, Dist: "uniform", Event: "oltp_read_only"},
 	}
 	uc, cc := base, base
@@ -345,8 +345,8 @@ func runT1(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 
 	out.Notef("each statement spends %v and each row a range reads %v of modelled server-layer CPU (Config.StatementCPU, RowCPU), so that a u transaction costs about what MariaDB's does in this shape (below)", t4StatementCPU, t1RowCPU)
 	out.Notef("ratios are medians over %d rounds of the ratio within a round (the arms of a round ran back to back); the lines below give each arm's median round", t1Rounds)
-	out.Notef("u working set (clustered indexes) %.1f MiB, c %.1f MiB (%.2f of u); tight pool %.1f MiB, control %.1f MiB, %d instances; GOMAXPROCS %d",
-		t145MiB(uws), t145MiB(cws), t145Ratio(float64(cws), float64(uws)), t145MiB(pools["tight"]), t145MiB(pools["control"]), t1Inst, cl.Header.GOMAXPROCS)
+	out.Notef("u working set (clustered indexes) %.1f MiB, c %.1f MiB (%.2f of u); tight pool %.1f MiB, control %.1f MiB, %d instances; %s latches (Config.Latches), as XtraDB 5.1 had; GOMAXPROCS %d",
+		t145MiB(uws), t145MiB(cws), t145Ratio(float64(cws), float64(uws)), t145MiB(pools["tight"]), t145MiB(pools["control"]), t1Inst, seedLatches, cl.Header.GOMAXPROCS)
 	out.Notef("load: u %.2fs, c %.2fs; c compress ops %d (%.1f%% failed)", ud.load.Wall.Seconds(), cd.load.Wall.Seconds(),
 		cd.load.Metrics.Pool.CMP.Total().CompressOps, cd.load.Metrics.Pool.CMP.Total().FailurePct())
 	out.Notef("CPU util is the process's CPU / (wall x GOMAXPROCS); the machine is shared, so the band's raw \"CPU util <= 70%%\" is judged against the u run of the same pool and locking (raw: legacy c %.0f%%, legacy u %.0f%%)",

@@ -76,8 +76,8 @@ type t2Load struct {
 func t2Config(rf string, rows int) Config {
 	c := Config{
 		Workload: "sysbench", Seed: 1, Threads: t2Threads, Events: 1,
-		RowFormat: rf,
-		Sysbench:  SysbenchConfig{Tables: t2Tables, Rows: rows},
+		RowFormat: rf, Latches: seedLatches,
+		Sysbench: SysbenchConfig{Tables: t2Tables, Rows: rows},
 	}
 	if rf == "compressed" {
 		c.KBS = 8
@@ -209,8 +209,8 @@ func runT2(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	out.Check("compress failure rate during c load", m.failRate, Within(1e-9, 0.60))
 	out.Check("u compress ops", float64(m.uCompress), Within(0, 0))
 
-	out.Notef("load: %d tables × %d rows, %d loader threads (table i to thread (i−1) mod %d), in-memory store, fastest of %d loads each; the checks use the seed's pool, the cached loads are context",
-		t2Tables, t2Rows, t2Threads, t2Threads, t2Repeats)
+	out.Notef("load: %d tables × %d rows, %d loader threads (table i to thread (i−1) mod %d), in-memory store, %s latches (Config.Latches), as XtraDB 5.1 had, fastest of %d loads each; the checks use the seed's pool, the cached loads are context",
+		t2Tables, t2Rows, t2Threads, t2Threads, seedLatches, t2Repeats)
 	for _, x := range []t2Measured{m, cm} {
 		t2Notes(out, x)
 	}

@@ -80,7 +80,7 @@ func runT4(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	var arms []*t145Arm
 	for _, ps := range pages {
 		base := Config{
-			Workload: "sysbench", Seed: 1, Threads: t4Threads, PageSize: ps, StatementCPU: t4StatementCPU,
+			Workload: "sysbench", Seed: 1, Threads: t4Threads, PageSize: ps, StatementCPU: t4StatementCPU, Latches: seedLatches,
 			Sysbench: SysbenchConfig{Tables: t4Tables, Rows: t4Rows, Dist: "uniform", Event: "oltp_point_select"},
 		}
 		cc, uc := base, base
@@ -151,6 +151,7 @@ func runT4(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	t145Check(out, "u QPS(4K)/QPS(16K)", ur[2], Within(0.85, 1.25))
 	cs, us := t4Spread(cr), t4Spread(ur)
 	t145Check(out, "c spread / u spread (spread = max/min-1)", t145Ratio(cs, us), AtLeast(2))
+	out.Notef("%d threads, %s latches (Config.Latches), as 5.6 had", t4Threads, seedLatches)
 	out.Notef("QPS relative to 16K, median of %d rounds' ratios, 16K/8K/4K: c %.2f/%.2f/%.2f, u %.2f/%.2f/%.2f; spread (max/min - 1): c %.2f, u %.2f",
 		t4Rounds, cr[0], cr[1], cr[2], ur[0], ur[1], ur[2], cs, us)
 	for _, ps := range pages {

@@ -13,7 +13,7 @@ import (
 // bands judge.
 func BenchmarkT4PointSelect(b *testing.B) {
 	for _, ps := range []int{16384, 8192, 4096} {
-		base := Config{Workload: "sysbench", Seed: 1, PageSize: ps, StatementCPU: t4StatementCPU,
+		base := Config{Workload: "sysbench", Seed: 1, PageSize: ps, StatementCPU: t4StatementCPU, Latches: seedLatches,
 			Sysbench: SysbenchConfig{Tables: t4Tables, Rows: t4Rows, Dist: "uniform", Event: "oltp_point_select"}}
 		cc, uc := base, base
 		cc.RowFormat, cc.KBS = "compressed", ps/2/1024

@@ -180,13 +180,6 @@ func t679Name(cfg Config) string {
 	return "u"
 }
 
-// t678Latches is the latch implementation of T6, T7 and T8, whose seed
-// (004) ran MySQL 5.6 and 5.7: InnoDB's own latches of the plugin's
-// lineage, atomic rw-locks and mutexes that spin and then sleep in the
-// sync array, rather than Go's sync locks (5.7's SX lock and its
-// TTASEventMutex policy are not modelled).
-const t678Latches = "plugin"
-
 // T6 sizes: 12 intervals of t6Interval after a read-only warm-up.
 const (
 	t6MaxID1   = 100_000
@@ -248,7 +241,7 @@ func runT6(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	base := Config{
 		Workload: "linkbench", Seed: 6, Threads: t6Threads, PageSize: t6PageSize,
 		PoolRatio: 0.15, IOLatency: 100 * time.Microsecond, PageCleaner: true, LRUScanDepth: t6CleanerFree,
-		ChangeBuffering: true, Latches: t678Latches,
+		ChangeBuffering: true, Latches: seedLatches,
 		Duration: t6N * t6Interval, ReportInterval: t6Interval,
 		Linkbench: LinkbenchConfig{MaxID1: t6MaxID1, Loaders: t6Loaders},
 	}

@@ -60,7 +60,7 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	// with the same ratios); the IO-bound loads are context.
 	cached := Config{
 		Workload: "linkbench", Seed: 7, Threads: 1, PoolRatio: t7CachedRatio, PageSize: t6PageSize,
-		ChangeBuffering: true, Latches: t678Latches,
+		ChangeBuffering: true, Latches: seedLatches,
 		Linkbench: LinkbenchConfig{MaxID1: t7MaxID1, Loaders: t7Loaders},
 	}
 	io := cached
@@ -94,7 +94,7 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	out.Check("c load p1 zlib_reuse=on/off (cached)", t679Ratio(cp1.rowsPerSec, slices.Max(noReuseAll)), AtLeast(1.1))
 	out.Notef("linkbench maxid1=%d (%d rows, %.1f MiB uncompressed), %d link loaders + 1 node loader (wait shares are over these 9 goroutines); "+
 		"p1 is unpartitioned, p32 is %d hash partitions by id1; %d KiB pages, c is COMPRESSED KBS=%d (link and count tables), as in seed 004; change buffer on and %s latches (Config.Latches), as 5.6/5.7 ran",
-		t7MaxID1, up1.load.Rows, float64(up1.load.DataBytes)/(1<<20), t7Loaders, t7Partitions, t6PageSize/1024, t6KBS, t678Latches)
+		t7MaxID1, up1.load.Rows, float64(up1.load.DataBytes)/(1<<20), t7Loaders, t7Partitions, t6PageSize/1024, t6KBS, seedLatches)
 	out.Notef("cached: pool %.1f × data, no IO, each load run %d times in turn and the fastest kept (rows/s u p1 %s; u p32 %s; c p1 %s; c p32 %s); "+
 		"IO-bound: pool 0.15 × data, IO 100µs per page read and write (sleeping), one load each",
 		t7CachedRatio, t7CachedRepeats, t679Fmt(cachedAll[0], "%.0f"), t679Fmt(cachedAll[1], "%.0f"), t679Fmt(cachedAll[2], "%.0f"), t679Fmt(cachedAll[3], "%.0f"))

@@ -88,7 +88,7 @@ func t8Config(m t8Mode, maxid1 int) Config {
 	return Config{
 		Workload: "linkbench", Seed: 1, Threads: t8Threads, Warmup: t8Warmup, Duration: t8Duration,
 		ReportInterval: time.Second, RowFormat: m.rf, KBS: m.kbs, Partitions: t8Partitions,
-		PoolRatio: t8Pool, IOLatency: t8Latency, ChangeBuffering: true, Latches: t678Latches,
+		PoolRatio: t8Pool, IOLatency: t8Latency, ChangeBuffering: true, Latches: seedLatches,
 		Linkbench: LinkbenchConfig{MaxID1: maxid1},
 	}
 }
@@ -315,7 +315,7 @@ func runT8(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 func t8Notes(out *Outcome, m t8Measured) {
 	mib := func(b int64) float64 { return float64(b) / (1 << 20) }
 	out.Notef("linkbench maxid1=%d, linktable and counttable hash-partitioned %d ways (nodetable DYNAMIC and unpartitioned in both, in the database size but left out of extents and drops), %d threads, stores on files (fsync on flush, as InnoDB does) behind %v a page read or write, pool %.2f of the uncompressed data, change buffer on (5.7's default), %s latches (Config.Latches)",
-		m.maxid1, t8Partitions, t8Threads, t8IOLatency, t8PoolRatio, t678Latches)
+		m.maxid1, t8Partitions, t8Threads, t8IOLatency, t8PoolRatio, seedLatches)
 	for _, x := range []struct {
 		n string
 		r t8Result
