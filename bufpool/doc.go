@@ -103,7 +103,12 @@
 //     buf_pool_zip_mutex taken on every fix, scan step, free and relocation
 //     of a compressed-only page, and the zip_clean list kept in LRU order by
 //     walking the LRU under the LRU mutex each time a page becomes clean and
-//     compressed-only [buf_LRU_insert_zip_clean, MySQL Bug #61341].
+//     compressed-only [buf_LRU_insert_zip_clean, MySQL Bug #61341]: when a
+//     frame is evicted, and when a compressed page is read, which 5.1 did
+//     compressed-only from the LRU midpoint [buf_page_init_for_read], so
+//     that the walk passes every page with a frame in the old sublist up
+//     to the first compressed-only one. The bug's fix (5.1.58, 5.5) kept
+//     zip_clean only in debug builds.
 //   - Global (the builtin InnoDB of MySQL 5.1, seed 003): Legacy's mutexes,
 //     and the pool mutex (the LRU mutex) taken by every Fix around its
 //     page hash lookup and pin, as buf_page_get_gen held buf_pool->mutex,

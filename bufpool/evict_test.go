@@ -148,6 +148,40 @@ func TestLegacyZipCleanWalk(t *testing.T) {
 	}
 }
 
+// TestLegacyReadWalksZipClean checks the O(N) walk of MySQL Bug #61341 on
+// reads: under Legacy each compressed page read from storage is put on
+// zip_clean from its LRU position, walking towards the tail past every
+// page with a frame. Below 512 pages a read goes to the LRU head, so with
+// k pages read before it, all with frames, a read walks the whole list:
+// 1+k steps. Split keeps no zip_clean and walks nothing.
+func TestLegacyReadWalksZipClean(t *testing.T) {
+	const pages = 40
+	for _, lk := range []Locking{Split, Legacy} {
+		o := Options{Bytes: 128 * 16384, Locking: lk}
+		p := newPool(t, o)
+		mem := testSpace(t, p, 1, 8192)
+		createStamped(t, p, 1, pages)
+		require.NoError(t, p.Flush())
+		p = reopen(t, p, mem, 1, o)
+		before := p.Stats()
+		for i := 1; i <= pages; i++ {
+			g, err := p.Fix(ctx, PageID{1, uint32(i)}, Shared)
+			require.NoError(t, err)
+			g.Release()
+		}
+		d := p.Stats().Sub(before)
+		require.Equal(t, uint64(pages), d.Reads)
+		require.Zero(t, d.EvictFrame+d.EvictPage)
+		if lk == Split {
+			require.Zero(t, d.ZipCleanInserts)
+		} else {
+			require.Equal(t, uint64(pages), d.ZipCleanInserts)
+			require.Equal(t, uint64(pages*(pages+1)/2), d.ZipCleanSteps)
+		}
+		require.Empty(t, p.Check())
+	}
+}
+
 // TestLRUStatLongGap: counts gathered before a gap of 50 seconds or more
 // without a rotation have left the 50-second window when it rotates, as
 // they would have with InnoDB's once-a-second buf_LRU_stat_update.

@@ -317,7 +317,9 @@ func (in *instance) detach(pg *Page, f *frame, st stripe.Stripe) {
 // latched exclusively and the read marked in flight (for FixZip, which
 // latches no frame), then the I/O and, on compressed tables, the first
 // decompression (InnoDB reads compressed-only and decompresses on the fix
-// that follows; this is that fix). With create set it makes a new page
+// that follows; this is that fix; Legacy walks zip_clean for the
+// compressed-only moment, as buf_page_init_for_read did in the 5.1
+// plugin before Bug #61341's fix). With create set it makes a new page
 // instead of reading one [buf_page_create].
 func (in *instance) read(ctx context.Context, id PageID, mode Mode, st stripe.Stripe, create bool) (Guard, error) {
 	sp, err := in.pool.space(id.Space)
@@ -363,6 +365,18 @@ func (in *instance) read(ctx context.Context, id PageID, mode Mode, st stripe.St
 	in.addLRU(pg, create)
 	if pg.zip != nil {
 		in.unzip.PushFront(&pg.unzipNode)
+		if in.zipClean != nil && !create {
+			// The 5.1 plugin reads a compressed page compressed-only and
+			// puts it on zip_clean from the LRU midpoint, walking towards
+			// the tail past every page with a frame, before the fix that
+			// follows takes it off again to decompress it: the walk Bug
+			// #61341 measured at 50,000 steps and more.
+			in.zipMu.Lock()
+			in.scanStripe = st
+			in.insertZipClean(pg)
+			in.zipClean.Remove(&pg.cleanNode)
+			in.zipMu.Unlock()
+		}
 	}
 	hp.mu.Unlock()
 	in.lruMu.Unlock()
