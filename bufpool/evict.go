@@ -186,9 +186,9 @@ func (in *instance) visitUnzip(n *lruNode) bool {
 // the zip_clean list in LRU order, finding its place by walking the LRU
 // towards the tail, as the 5.1 plugin's buf_LRU_insert_zip_clean does under
 // the pool mutex: the O(N) step behind MySQL Bug #61341 and seed 000.
-func (in *instance) insertZipClean(pg *Page) {
+func (in *instance) insertZipClean(pg *Page) (steps uint64) {
 	b := pg.lruNode.Next()
-	steps := uint64(1)
+	steps = 1
 	for b != nil && !b.Value.cleanNode.InList() {
 		b = b.Next()
 		steps++
@@ -197,13 +197,14 @@ func (in *instance) insertZipClean(pg *Page) {
 	in.scanStripe.Add(cZipCleanSteps, steps)
 	if b == nil {
 		in.zipClean.PushBack(&pg.cleanNode)
-		return
+		return steps
 	}
 	if prev := b.Value.cleanNode.Prev(); prev != nil {
 		in.zipClean.InsertAfter(&pg.cleanNode, prev)
 	} else {
 		in.zipClean.PushFront(&pg.cleanNode)
 	}
+	return steps
 }
 
 // visitLRU frees a clean, unfixed page entirely [buf_LRU_free_page with

@@ -177,6 +177,9 @@ func TestLegacyReadWalksZipClean(t *testing.T) {
 		} else {
 			require.Equal(t, uint64(pages), d.ZipCleanInserts)
 			require.Equal(t, uint64(pages*(pages+1)/2), d.ZipCleanSteps)
+			require.Equal(t, d.ZipCleanInserts, d.ZipCleanReadInserts)
+			require.Equal(t, d.ZipCleanSteps, d.ZipCleanReadSteps)
+			require.InDelta(t, float64(pages+1)/2, d.ZipCleanReadWalkMean(), 1e-9)
 		}
 		require.Empty(t, p.Check())
 	}

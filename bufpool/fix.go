@@ -373,7 +373,8 @@ func (in *instance) read(ctx context.Context, id PageID, mode Mode, st stripe.St
 			// #61341 measured at 50,000 steps and more.
 			in.zipMu.Lock()
 			in.scanStripe = st
-			in.insertZipClean(pg)
+			st.Add(cZipCleanReadSteps, in.insertZipClean(pg))
+			st.Add(cZipCleanReadInserts, 1)
 			in.zipClean.Remove(&pg.cleanNode)
 			in.zipMu.Unlock()
 		}

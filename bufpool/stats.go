@@ -25,6 +25,8 @@ const (
 	cScanned
 	cZipCleanInserts
 	cZipCleanSteps
+	cZipCleanReadInserts
+	cZipCleanReadSteps
 	cSingleFlush
 	cBatchFlush
 	cBatchEvict
@@ -59,6 +61,10 @@ type Stats struct {
 	// walk along the LRU under the pool-wide mutex.
 	ZipCleanInserts uint64
 	ZipCleanSteps   uint64 // LRU nodes those walks visited
+	// ZipCleanReadInserts and ZipCleanReadSteps are the part of those for
+	// pages just read, whose walks start at the LRU midpoint.
+	ZipCleanReadInserts uint64
+	ZipCleanReadSteps   uint64
 	// SingleFlushes counts dirty victims a fixer wrote itself, holding
 	// whatever latches it held [buf_flush_single_page_from_LRU];
 	// BatchFlushes the pages the page cleaner wrote
@@ -112,6 +118,8 @@ func (p *Pool) Stats() Stats {
 		s.Scanned += sums[cScanned]
 		s.ZipCleanInserts += sums[cZipCleanInserts]
 		s.ZipCleanSteps += sums[cZipCleanSteps]
+		s.ZipCleanReadInserts += sums[cZipCleanReadInserts]
+		s.ZipCleanReadSteps += sums[cZipCleanReadSteps]
 		s.SingleFlushes += sums[cSingleFlush]
 		s.BatchFlushes += sums[cBatchFlush]
 		s.BatchEvicts += sums[cBatchEvict]
@@ -172,6 +180,8 @@ func (s Stats) Sub(prev Stats) Stats {
 	d.Scanned -= prev.Scanned
 	d.ZipCleanInserts -= prev.ZipCleanInserts
 	d.ZipCleanSteps -= prev.ZipCleanSteps
+	d.ZipCleanReadInserts -= prev.ZipCleanReadInserts
+	d.ZipCleanReadSteps -= prev.ZipCleanReadSteps
 	d.SingleFlushes -= prev.SingleFlushes
 	d.BatchFlushes -= prev.BatchFlushes
 	d.BatchEvicts -= prev.BatchEvicts
@@ -201,6 +211,12 @@ func (s Stats) ScanMean() float64 { return ratio(s.Scanned, s.Scans) }
 // walked (Legacy only): the O(N) of MySQL Bug #61341.
 func (s Stats) ZipCleanWalkMean() float64 { return ratio(s.ZipCleanSteps, s.ZipCleanInserts) }
 
+// ZipCleanReadWalkMean is ZipCleanWalkMean for pages just read: from the
+// LRU midpoint past the old sublist's pages with frames.
+func (s Stats) ZipCleanReadWalkMean() float64 {
+	return ratio(s.ZipCleanReadSteps, s.ZipCleanReadInserts)
+}
+
 // ratio is a/b, 0 when b is.
 func ratio(a, b uint64) float64 {
 	if b == 0 {
@@ -225,6 +241,7 @@ func (s Stats) String() string {
 		{"LRU_SINGLE_FLUSHES", u(s.SingleFlushes)}, {"LRU_BATCH_FLUSHES", u(s.BatchFlushes)}, {"LRU_BATCH_EVICTS", u(s.BatchEvicts)},
 		{"VICTIM_SCANS", u(s.Scans)}, {"VICTIM_SCAN_MEAN", fmt.Sprintf("%.1f", s.ScanMean())}, {"VICTIM_SCAN_MAX", i(s.ScanMax)},
 		{"ZIP_CLEAN_INSERTS", u(s.ZipCleanInserts)}, {"ZIP_CLEAN_WALK_MEAN", fmt.Sprintf("%.1f", s.ZipCleanWalkMean())},
+		{"ZIP_CLEAN_READ_INSERTS", u(s.ZipCleanReadInserts)}, {"ZIP_CLEAN_READ_WALK_MEAN", fmt.Sprintf("%.1f", s.ZipCleanReadWalkMean())},
 		{"PAGES_MADE_YOUNG", u(s.MadeYoung)}, {"PAGES_NOT_MADE_YOUNG", u(s.NotMadeYoung)},
 	})
 	b.WriteByte('\n')

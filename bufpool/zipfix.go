@@ -118,7 +118,8 @@ func (in *instance) readZip(ctx context.Context, id PageID, st stripe.Stripe) (Z
 	in.addLRU(pg, false)
 	if in.zipClean != nil {
 		in.scanStripe = st
-		in.insertZipClean(pg)
+		st.Add(cZipCleanReadSteps, in.insertZipClean(pg))
+		st.Add(cZipCleanReadInserts, 1)
 	}
 	hp.mu.Unlock()
 	in.lruMu.Unlock()
