@@ -29,6 +29,11 @@ type Options struct {
 	// 5.7 ship it (ON): see btree.Options.LogCompressedPages. The zero
 	// value behaves as MariaDB 10.3+ and as 5.6/5.7 with the option OFF.
 	LogCompressedPages bool
+	// CompressedLeafReserve keeps 1/16 of compressed clustered leaves free
+	// for updates when inserts run in order, as uncompressed ones, which
+	// InnoDB did up to 5.6.10 (btree.Options.CompressedLeafReserve). The
+	// zero value is 5.6.11 and later.
+	CompressedLeafReserve bool
 	// Latency, when not nil, makes every tablespace's device take the time
 	// the model says (storage.WithLatency): the simulated disk.
 	Latency *storage.LatencyModel

@@ -137,8 +137,9 @@
 //   - A record that cannot fit an empty page gets ErrTooBig; off-page
 //     columns are a later layer.
 //   - Sequential-insert detection uses PAGE_LAST_INSERT as InnoDB does;
-//     the uncompressed clustered-leaf reserve of 1/16 page for updates
-//     applies only to uncompressed pages (MySQL Bug #69140).
+//     the clustered-leaf reserve of 1/16 page for updates applies only to
+//     uncompressed pages, as since MySQL Bug #69140's fix (5.6.11), unless
+//     Options.CompressedLeafReserve asks for the older rule.
 //
 // # Caveats
 //

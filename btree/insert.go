@@ -189,9 +189,10 @@ func (ix *Index) insertOptimistic(ctx context.Context, r page.Record, st stripe.
 // leafInsert applies btr_cur_optimistic_insert's rules before inserting:
 // a compressed leaf refuses a record that would bring its data to the
 // padded optimal size; any page refuses when even a reorganization would
-// not make room, or (uncompressed clustered leaves in a sequential run)
-// when less than 1/16 of the page would stay free for updates. An
-// uncompressed page is reorganized once when its garbage holds the room.
+// not make room, or (clustered leaves in a sequential run, compressed ones
+// only with Options.CompressedLeafReserve) when less than 1/16 of the page
+// would stay free for updates. An uncompressed page is reorganized once
+// when its garbage holds the room.
 func (ix *Index) leafInsert(p page.IndexPage, z *page.Zip, slot int, r page.Record, st stripe.Stripe) (bool, error) {
 	size := recSize(ix.kind, &r)
 	// An empty leaf takes any record that fits it: splitting it would
@@ -204,7 +205,7 @@ func (ix *Index) leafInsert(p page.IndexPage, z *page.Zip, slot int, r page.Reco
 		return false, nil
 	}
 	maxSize := p.MaxInsertSizeAfterReorganize()
-	if z == nil && ix.o.Clustered && p.NRecs() >= 2 && ix.pageSize/16+size > maxSize {
+	if (z == nil || ix.o.CompressedLeafReserve) && ix.o.Clustered && p.NRecs() >= 2 && ix.pageSize/16+size > maxSize {
 		if _, ok := splitToRight(p, slot); ok {
 			return false, nil
 		}

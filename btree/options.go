@@ -74,6 +74,11 @@ type Options struct {
 	// room: about one more compression per log fill, which MariaDB's
 	// INNODB_CMP shows (BENCHMARKS.md, calibration).
 	LogCompressedPages bool
+	// CompressedLeafReserve keeps the update reserve of clustered leaves
+	// (1/16 page free when inserts run in order) on compressed leaves
+	// too, as InnoDB did up to 5.6.10; MySQL Bug #69140's fix (5.6.11)
+	// exempted compressed pages, which the zero value follows.
+	CompressedLeafReserve bool
 	// MergeThresholdPct is MERGE_THRESHOLD: a page whose data falls below
 	// this share of the page after a delete is merged with a sibling.
 	// 1..50; 0 means 50.

@@ -89,6 +89,32 @@ func TestSequentialFill(t *testing.T) {
 	}
 }
 
+// TestCompressedLeafReserve checks the update reserve on compressed
+// clustered leaves: ascending inserts of rows that compress well fill a
+// KBS=16 leaf's frame to the end under 5.6.11+'s rule, and stop short of
+// the last 1/16 under the older one (Options.CompressedLeafReserve).
+func TestCompressedLeafReserve(t *testing.T) {
+	const n = 3000
+	fill := map[bool]float64{}
+	for _, reserve := range []bool{false, true} {
+		e := newEnv(t, 16384, 16<<20)
+		o := e.options(1, true)
+		o.CompressedLeafReserve = reserve
+		ix, err := Create(ctx, o)
+		require.NoError(t, err)
+		for i := range n {
+			require.NoError(t, ix.Insert(ctx, key8(uint64(i+1)), make([]byte, 150)))
+		}
+		requireCheck(t, ix)
+		s := ix.Stats()
+		fill[reserve] = s.LeafFill()
+		t.Logf("reserve %v: fill %.3f, %.1f rows per leaf", reserve, s.LeafFill(), s.RowsPerLeaf())
+	}
+	require.Greater(t, fill[false], 0.95)
+	require.Less(t, fill[true], 15.0/16)
+	require.Greater(t, fill[true], 0.88)
+}
+
 func TestTooBig(t *testing.T) {
 	for _, c := range []struct {
 		zip, value int
