@@ -52,6 +52,10 @@ type Config struct {
 	ChangeBuffering    bool          `json:"change_buffering"`     // innodb_change_buffering=all: secondary-index inserts and deletes on leaves not in the pool wait in the change buffer
 	PageCleaner        bool          `json:"page_cleaner"`         // a background page cleaner keeps LRUScanDepth frames free per instance
 	LRUScanDepth       int           `json:"lru_scan_depth"`       // innodb_lru_scan_depth; 0 means 1024
+	OldBlocksTime      time.Duration `json:"old_blocks_time"`      // innodb_old_blocks_time; 0 means 1s (5.6+), negative means none (5.1 and 5.5's 0)
+	// CompressedLeafReserve keeps 1/16 of compressed clustered leaves free
+	// on ordered inserts, as InnoDB did up to 5.6.10 (MySQL Bug #69140).
+	CompressedLeafReserve bool `json:"compressed_leaf_reserve"`
 
 	// Server.
 	StatementCPU time.Duration `json:"statement_cpu"` // CPU spent after each operation outside the engine (a MySQL server's SQL layer); 0 means none

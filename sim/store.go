@@ -34,14 +34,15 @@ func (c Config) StoreOptions(dataBytes int64) (zipsim.Options, error) {
 	}
 	o := zipsim.Options{
 		Pool: bufpool.Options{Bytes: pool, PageSize: c.PageSize, Instances: c.Instances,
-			PageCleaner: c.PageCleaner, LRUScanDepth: c.LRUScanDepth},
-		Padding:            btree.Padding{Disabled: c.PadDisabled},
-		NoSync:             true,
-		NoCodecReuse:       c.NoZlibReuse,
-		LogCompressedPages: c.LogCompressedPages,
-		AdaptiveHashIndex:  c.AdaptiveHash,
-		AdaptiveHashParts:  c.AdaptiveHashParts,
-		ChangeBuffering:    c.ChangeBuffering,
+			PageCleaner: c.PageCleaner, LRUScanDepth: c.LRUScanDepth, OldBlocksTime: c.OldBlocksTime},
+		Padding:               btree.Padding{Disabled: c.PadDisabled},
+		NoSync:                true,
+		NoCodecReuse:          c.NoZlibReuse,
+		LogCompressedPages:    c.LogCompressedPages,
+		CompressedLeafReserve: c.CompressedLeafReserve,
+		AdaptiveHashIndex:     c.AdaptiveHash,
+		AdaptiveHashParts:     c.AdaptiveHashParts,
+		ChangeBuffering:       c.ChangeBuffering,
 	}
 	if c.Frames == "per-miss" {
 		o.Pool.Frames = bufpool.PerMiss

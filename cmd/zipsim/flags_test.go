@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/zipsim/zipsim/sim"
@@ -37,6 +38,23 @@ func TestKBSValue(t *testing.T) {
 	}
 	require.Error(t, v.Set("-1"))
 	require.Error(t, v.Set("1.5K"))
+}
+
+// TestOldBlocksTimeValue checks --old-blocks-time: InnoDB's 0 is none,
+// which the Config holds as a negative duration, and its zero value is
+// the 1s default.
+func TestOldBlocksTimeValue(t *testing.T) {
+	var d time.Duration
+	v := oldBlocksTimeValue{&d}
+	require.Equal(t, "1s", v.String())
+	for in, want := range map[string]time.Duration{"0": -1, "0s": -1, "500ms": 500 * time.Millisecond, " 2s ": 2 * time.Second} {
+		require.NoError(t, v.Set(in), in)
+		require.Equal(t, want, d, in)
+	}
+	require.NoError(t, v.Set("0"))
+	require.Equal(t, "0", v.String())
+	require.ErrorContains(t, v.Set("-1s"), "use 0 for none")
+	require.ErrorContains(t, v.Set("soon"), "use a duration")
 }
 
 func TestCheckConfig(t *testing.T) {
