@@ -35,3 +35,20 @@ func TestConfigAdaptiveHashParts(t *testing.T) {
 	_, err = Config{Workload: "sysbench", AdaptiveHash: true, AdaptiveHashParts: 513}.Validate()
 	require.ErrorContains(t, err, "use 1..512")
 }
+
+// TestConfigEngine51 checks that the 5.1 rules reach the store: no
+// innodb_old_blocks_time and the update reserve on compressed leaves.
+func TestConfigEngine51(t *testing.T) {
+	c, err := engine51(Config{Workload: "sysbench", KBS: 8}).Validate()
+	require.NoError(t, err)
+	o, err := c.StoreOptions(1 << 20)
+	require.NoError(t, err)
+	require.Negative(t, o.Pool.OldBlocksTime)
+	require.True(t, o.CompressedLeafReserve)
+	c, err = Config{Workload: "sysbench", KBS: 8}.Validate()
+	require.NoError(t, err)
+	o, err = c.StoreOptions(1 << 20)
+	require.NoError(t, err)
+	require.Zero(t, o.Pool.OldBlocksTime, "the pool's own 1s default")
+	require.False(t, o.CompressedLeafReserve)
+}

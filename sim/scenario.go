@@ -140,6 +140,20 @@ func (o *Outcome) WriteText(w io.Writer) error {
 // SX lock and its TTASEventMutex policy are not modelled.
 const seedLatches = "plugin"
 
+// engine51 sets the rules of the 5.1 InnoDB plugin and XtraDB, which seeds
+// 000 (T1, T2) and 003 (T5) ran, where later versions changed them:
+// innodb_old_blocks_time 0 (5.6 made it 1s), and compressed clustered
+// leaves keeping the 1/16 update reserve that 5.6.11 dropped (MySQL Bug
+// #69140). 5.1's zip_clean walks come with Legacy and Global locking.
+func engine51(c Config) Config {
+	c.OldBlocksTime = -1
+	c.CompressedLeafReserve = true
+	return c
+}
+
+// engine51Note names engine51's rules in the scenarios' notes.
+const engine51Note = "5.1's innodb_old_blocks_time=0 and update reserve on compressed clustered leaves (Config.OldBlocksTime, CompressedLeafReserve)"
+
 var (
 	scenarioMu sync.Mutex
 	scenarios  []Scenario

@@ -272,11 +272,11 @@ func runT1(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	base := Config{
+	base := engine51(Config{
 		Workload: "sysbench", Seed: 1, Threads: t1Threads, Instances: t1Inst,
 		StatementCPU: t4StatementCPU, RowCPU: t1RowCPU, Latches: seedLatches,
 		Sysbench: SysbenchConfig{Tables: t1Tables, Rows: t1Rows, Dist: "uniform", Event: "oltp_read_only"},
-	}
+	})
 	uc, cc := base, base
 	uc.RowFormat = "dynamic"
 	cc.RowFormat, cc.KBS = "compressed", t1KBS
@@ -345,8 +345,8 @@ func runT1(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 
 	out.Notef("each statement spends %v and each row a range reads %v of modelled server-layer CPU (Config.StatementCPU, RowCPU), so that a u transaction costs about what MariaDB's does in this shape (below)", t4StatementCPU, t1RowCPU)
 	out.Notef("ratios are medians over %d rounds of the ratio within a round (the arms of a round ran back to back); the lines below give each arm's median round", t1Rounds)
-	out.Notef("u working set (clustered indexes) %.1f MiB, c %.1f MiB (%.2f of u); tight pool %.1f MiB, control %.1f MiB, %d instances; %s latches (Config.Latches), as XtraDB 5.1 had; GOMAXPROCS %d",
-		t145MiB(uws), t145MiB(cws), t145Ratio(float64(cws), float64(uws)), t145MiB(pools["tight"]), t145MiB(pools["control"]), t1Inst, seedLatches, cl.Header.GOMAXPROCS)
+	out.Notef("u working set (clustered indexes) %.1f MiB, c %.1f MiB (%.2f of u); tight pool %.1f MiB, control %.1f MiB, %d instances; %s latches (Config.Latches), as XtraDB 5.1 had, and %s; GOMAXPROCS %d",
+		t145MiB(uws), t145MiB(cws), t145Ratio(float64(cws), float64(uws)), t145MiB(pools["tight"]), t145MiB(pools["control"]), t1Inst, seedLatches, engine51Note, cl.Header.GOMAXPROCS)
 	out.Notef("load: u %.2fs, c %.2fs; c compress ops %d (%.1f%% failed)", ud.load.Wall.Seconds(), cd.load.Wall.Seconds(),
 		cd.load.Metrics.Pool.CMP.Total().CompressOps, cd.load.Metrics.Pool.CMP.Total().FailurePct())
 	out.Notef("CPU util is the process's CPU / (wall x GOMAXPROCS); the machine is shared, so the band's raw \"CPU util <= 70%%\" is judged against the u run of the same pool and locking (raw: legacy c %.0f%%, legacy u %.0f%%)",
@@ -366,11 +366,11 @@ func runT1(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 				if lru.Locks > 0 {
 					busy = lru.Hold.Seconds() / float64(lru.Locks) / r.Totals.Wall.Seconds()
 				}
-				out.Notef("%-7s %-6s %s: %6.0f TPS (rounds %s), CPU %3.0f%%, inflates/query %.3f, reads/query %.3f, evicted frame/page %d/%d, victim scan mean %.1f, LRU_list_mutex wait share %.1f%%, busy %.1f%% per mutex, contended %.2f%%; buf_pool_zip_mutex wait %.2f%%, zip_clean walk %.1f%s",
+				out.Notef("%-7s %-6s %s: %6.0f TPS (rounds %s), CPU %3.0f%%, inflates/query %.3f, reads/query %.3f, evicted frame/page %d/%d, victim scan mean %.1f, LRU_list_mutex wait share %.1f%%, busy %.1f%% per mutex, contended %.2f%%; buf_pool_zip_mutex wait %.2f%%, zip_clean walk %.1f (%d reads walking %.1f)%s",
 					pool, locking, t, r.Totals.TPS, a.tpsList(), 100*r.Totals.CPUUtil,
 					t145PerOp(m.CMP.Total().UncompressOps, r), t145PerOp(m.Reads, r), m.EvictFrame, m.EvictPage, m.ScanMean(),
 					100*t145Wait(r, "LRU_list_mutex"), 100*busy, lru.ContentionPct(), 100*t145Wait(r, "buf_pool_zip_mutex"), m.ZipCleanWalkMean(),
-					lists)
+					m.ZipCleanReadInserts, m.ZipCleanReadWalkMean(), lists)
 			}
 		}
 	}
@@ -550,16 +550,17 @@ func t1Transition(ctx context.Context, o ScenarioOptions, cd *t145Data, pool int
 		if err != nil {
 			return "", err
 		}
-		var walks, shares []float64
+		var walks, readWalks, shares []float64
 		for _, iv := range rep.Intervals {
 			walks = append(walks, iv.Metrics.Pool.ZipCleanWalkMean())
+			readWalks = append(readWalks, iv.Metrics.Pool.ZipCleanReadWalkMean())
 			shares = append(shares, iv.Metrics.Pool.Latches.WaitShare("LRU_list_mutex", c.Threads, iv.End-iv.Start))
 		}
 		if i > 0 {
 			b.WriteString("; then ")
 		}
-		fmt.Fprintf(&b, "%d tables, per %v: zip_clean walk mean %s, LRU_list_mutex wait share %s",
-			ph.tables, t1TransitionStep, t679Fmt(walks, "%.1f"), t679Fmt(shares, "%.2f"))
+		fmt.Fprintf(&b, "%d tables, per %v: zip_clean walk mean %s (reads' %s), LRU_list_mutex wait share %s",
+			ph.tables, t1TransitionStep, t679Fmt(walks, "%.1f"), t679Fmt(readWalks, "%.1f"), t679Fmt(shares, "%.2f"))
 	}
 	return b.String(), nil
 }

@@ -152,8 +152,8 @@ func testingProcs() int { return runtime.GOMAXPROCS(0) }
 // KBS=8 tables under Legacy and Split locking; the c sub-benchmarks also
 // report c/u, the ratio T1's bands judge.
 func BenchmarkT1ReadOnly(b *testing.B) {
-	base := Config{Workload: "sysbench", Seed: 1, Instances: t1Inst, StatementCPU: t4StatementCPU, RowCPU: t1RowCPU, Latches: seedLatches,
-		Sysbench: SysbenchConfig{Tables: t1Tables, Rows: t1Rows, Dist: "uniform", Event: "oltp_read_only"}}
+	base := engine51(Config{Workload: "sysbench", Seed: 1, Instances: t1Inst, StatementCPU: t4StatementCPU, RowCPU: t1RowCPU, Latches: seedLatches,
+		Sysbench: SysbenchConfig{Tables: t1Tables, Rows: t1Rows, Dist: "uniform", Event: "oltp_read_only"}})
 	uc, cc := base, base
 	uc.RowFormat = "dynamic"
 	cc.RowFormat, cc.KBS = "compressed", t1KBS

@@ -95,8 +95,8 @@ func TestT1Machinery(t *testing.T) {
 			t.Errorf("%s: LRU wait share %v out of range", a.name, w)
 		}
 	}
-	// The transition reports a walk and a wait share per half second of
-	// each phase: 3 on half the tables, then 4 on all.
+	// The transition reports a walk, reads' walk and a wait share per half
+	// second of each phase: 3 on half the tables, then 4 on all.
 	note, err := t1Transition(ctx, ScenarioOptions{}, d, 2<<20, filepath.Join(tmp, "transition"))
 	if err != nil {
 		t.Fatal(err)
@@ -106,9 +106,12 @@ func TestT1Machinery(t *testing.T) {
 		t.Fatalf("transition note %q: want a phase on 1 table, then on 2", note)
 	}
 	for i, want := range []int{3, 4} {
-		walks := strings.SplitN(strings.SplitN(phases[i], "zip_clean walk mean ", 2)[1], ",", 2)[0]
-		if n := len(strings.Fields(walks)); n != want {
-			t.Errorf("phase %d: %d walk means %q, want %d", i+1, n, walks, want)
+		walks, reads, _ := strings.Cut(strings.SplitN(phases[i], "zip_clean walk mean ", 2)[1], " (reads' ")
+		reads, _, _ = strings.Cut(reads, ")")
+		for _, w := range []string{walks, reads} {
+			if n := len(strings.Fields(w)); n != want {
+				t.Errorf("phase %d: %d walk means %q, want %d", i+1, n, w, want)
+			}
 		}
 	}
 }

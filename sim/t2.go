@@ -74,11 +74,11 @@ type t2Load struct {
 // t2Config is T2's configuration for row format rf ("dynamic" or
 // "compressed", the latter at KBS=8), at rows per table.
 func t2Config(rf string, rows int) Config {
-	c := Config{
+	c := engine51(Config{
 		Workload: "sysbench", Seed: 1, Threads: t2Threads, Events: 1,
-		RowFormat: rf, Latches: seedLatches,
+		RowFormat: rf, Latches: seedLatches, Locking: "legacy",
 		Sysbench: SysbenchConfig{Tables: t2Tables, Rows: rows},
-	}
+	})
 	if rf == "compressed" {
 		c.KBS = 8
 	}
@@ -209,8 +209,8 @@ func runT2(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	out.Check("compress failure rate during c load", m.failRate, Within(1e-9, 0.60))
 	out.Check("u compress ops", float64(m.uCompress), Within(0, 0))
 
-	out.Notef("load: %d tables × %d rows, %d loader threads (table i to thread (i−1) mod %d), in-memory store, %s latches (Config.Latches), as XtraDB 5.1 had, fastest of %d loads each; the checks use the seed's pool, the cached loads are context",
-		t2Tables, t2Rows, t2Threads, t2Threads, seedLatches, t2Repeats)
+	out.Notef("load: %d tables × %d rows, %d loader threads (table i to thread (i−1) mod %d), in-memory store, %s latches (Config.Latches), as XtraDB 5.1 had, and %s, fastest of %d loads each; the checks use the seed's pool, the cached loads are context",
+		t2Tables, t2Rows, t2Threads, t2Threads, seedLatches, engine51Note, t2Repeats)
 	for _, x := range []t2Measured{m, cm} {
 		t2Notes(out, x)
 	}

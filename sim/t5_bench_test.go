@@ -25,8 +25,8 @@ func BenchmarkT5(b *testing.B) {
 				name := fmt.Sprintf("%s/%s/%s", t5Label(kbs), map[string]string{"oltp_read_only": "RO", "oltp_read_write": "RW"}[ev],
 					map[string]string{"global": "global", "split": "sharded"}[locking])
 				b.Run(name, func(b *testing.B) {
-					cfg := Config{Workload: "sysbench", Seed: 1, Instances: t5Inst, PoolBytes: t5Pool, StatementCPU: t4StatementCPU, RowCPU: t1RowCPU, AdaptiveHash: true, AdaptiveHashParts: 1,
-						Sysbench: SysbenchConfig{Tables: 1, Rows: t5Rows, DataStyle: "legacy04", Dist: "special", Event: ev}}
+					cfg := engine51(Config{Workload: "sysbench", Seed: 1, Instances: t5Inst, PoolBytes: t5Pool, StatementCPU: t4StatementCPU, RowCPU: t1RowCPU, AdaptiveHash: true, AdaptiveHashParts: 1,
+						Sysbench: SysbenchConfig{Tables: 1, Rows: t5Rows, DataStyle: "legacy04", Dist: "special", Event: ev}})
 					cfg.Locking, cfg.Latches = t5Arm(locking)
 					if kbs == 0 {
 						cfg.RowFormat = "dynamic"

@@ -70,7 +70,7 @@ func runT9(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	}
 	defer os.RemoveAll(dir)
 	cfg, err := Config{
-		Workload: "linkbench", Seed: 9, Threads: t9Threads, KBS: 8, PoolRatio: 0.25,
+		Workload: "linkbench", Seed: 9, Threads: t9Threads, KBS: 8, PoolRatio: 0.25, Latches: seedLatches,
 		Duration: t9Duration, ReportInterval: t9Interval,
 		Linkbench: LinkbenchConfig{MaxID1: t9MaxID1, Loaders: 4},
 	}.Validate()
@@ -131,6 +131,17 @@ func runT9(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		out.Notef("%s by interval: (RSS − before)/cache %s; (Sys − before)/cache %s; GC CPU %s", r.mode.name,
 			t679Fmt(r.grow, "%.2f"), t679Fmt(r.sys, "%.2f"), t679Fmt(r.gcs, "%.3f"))
 	}
+	// What a collection costs against how often one comes: Go paces
+	// collections by bytes allocated over the live heap (GOGC), and marks
+	// only pointerful memory, which frames are not.
+	gc := func(r t9Result) string {
+		m := r.rep.Memory
+		cpu := m.GCCPUFraction * r.rep.Totals.Wall.Seconds() * float64(runtime.GOMAXPROCS(0))
+		return fmt.Sprintf("%d collections at %.1f ms of GC CPU each, %.0f KB allocated a request, heap in use %.0f MiB at the end",
+			m.NumGC, 1000*t679Ratio(cpu, float64(m.NumGC)), m.BytesPerEvent/1000, float64(r.rep.Memory.HeapInuse)/(1<<20))
+	}
+	out.Notef("GC: per-miss %s; arena, zlib_reuse=off %s: per-miss frames make the live heap the cache's size, so collections come seldom, and being pointer-free they cost a collection little to mark",
+		gc(perMiss), gc(res[2]))
 	var used, free, reloc uint64
 	for _, z := range arena.rep.Metrics.Pool.CMPMEM {
 		used += z.Used
