@@ -94,6 +94,11 @@ func TestReopen(t *testing.T) {
 	require.NoError(t, err)
 	defer st.Close()
 	after := st.Metrics()
+	// Open read every page to verify it, then emptied the pool: a
+	// restart starts cold.
+	require.Zero(t, after.Pool.LRULen, "the pool starts empty")
+	require.Zero(t, after.Pool.Pages)
+	require.Positive(t, after.Pool.Reads, "the verifying walk read the pages")
 	require.Len(t, after.Indexes, 4)
 	for i, x := range after.Indexes {
 		b := before.Indexes[i]

@@ -57,6 +57,9 @@ type Store struct {
 // an in-memory store, whose tablespaces are storage.Memory devices that
 // vanish with it.
 //
+// Reopening reads and verifies every page of every index, then empties
+// the pool, so that the store starts cold, as InnoDB does after a restart.
+//
 // Open refuses a store whose tablespaces were not closed cleanly
 // (storage.ErrNotClean): without a redo log zipsim cannot recover what a
 // crash left, so everything since the last Close is lost and the files
@@ -110,6 +113,9 @@ func Open(path string, opts Options) (*Store, error) {
 			return nil, errors.Join(err, s.pool.Close())
 		}
 	}
+	// Opening walked every index, reading and verifying every page; a
+	// restarted InnoDB starts with an empty pool, so this one does too.
+	s.pool.EvictAll()
 	return s, nil
 }
 

@@ -62,15 +62,17 @@ func awaitPins(ctx context.Context, deadline time.Time) error {
 }
 
 // discard takes unpinned pg out of the page hash and the lists without
-// writing it, dirty or not, and returns its frame to the free list; the
-// caller then gives its zip block and descriptor back with releaseDesc,
-// outside the partition latch, as visitLRU does: freeing a block may
-// relocate another page's. A pinned page is left alone (false). The caller
-// holds the LRU mutex and the page's partition exclusively; the zip mutex
-// is taken here, as it guards a compressed-only descriptor.
-func (in *instance) discard(hp *hashPart, pg *Page) bool {
+// writing it, dirty or not unless cleanOnly, and returns its frame to the
+// free list; the caller then gives its zip block and descriptor back with
+// releaseDesc, outside the partition latch, as visitLRU does: freeing a
+// block may relocate another page's. A pinned page is left alone (false),
+// and with cleanOnly a dirty one. The caller holds the LRU mutex and the
+// page's partition exclusively, so no one pins pg meanwhile; the zip
+// mutex is taken here, as it guards a compressed-only descriptor.
+func (in *instance) discard(hp *hashPart, pg *Page, cleanOnly bool) bool {
 	in.zipMu.Lock()
-	if pg.fix.Load() != 0 {
+	// Dirtied only while pinned: once unpinned, the flag is final.
+	if pg.fix.Load() != 0 || cleanOnly && pg.dirty.Load() {
 		in.zipMu.Unlock()
 		return false
 	}
@@ -82,10 +84,30 @@ func (in *instance) discard(hp *hashPart, pg *Page) bool {
 	return true
 }
 
+// EvictAll takes every unpinned clean page out of the pool and restarts
+// the statistics that choose between evicting a frame and a whole page
+// [buf_LRU_stat_t], leaving the pool as a restart leaves InnoDB's; dirty
+// and pinned pages stay. zipsim.Open calls it once its verifying walks
+// have read every page, so that a reopened store starts cold. The
+// freed-page clock is not reset.
+func (p *Pool) EvictAll() {
+	for _, in := range p.inst {
+		in.discardPages(func(*Page) bool { return true }, true)
+	}
+	p.stat.reset(p.opts.Clock())
+}
+
 // dropPages removes the instance's unpinned pages of space and returns how
-// many pinned ones it had to leave. Lock order as in visitLRU: the LRU
-// mutex, a page hash partition, the zip mutex.
+// many pinned ones it had to leave.
 func (in *instance) dropPages(space uint32) (pinned int) {
+	return in.discardPages(func(pg *Page) bool { return pg.id.Space == space }, false)
+}
+
+// discardPages removes the instance's unpinned pages that match, without
+// writing them, and returns how many matching pages it left pinned (or
+// dirty, with cleanOnly). Lock order as in visitLRU: the LRU mutex, a page
+// hash partition, the zip mutex.
+func (in *instance) discardPages(match func(*Page) bool, cleanOnly bool) (left int) {
 	st := in.stats.Stripe()
 	var victims, dropped []*Page
 	in.lruMu.Lock()
@@ -95,13 +117,13 @@ func (in *instance) dropPages(space uint32) (pinned int) {
 		hp.mu.Lock()
 		victims = victims[:0]
 		for _, pg := range hp.t.all() {
-			if pg.id.Space == space {
+			if match(pg) {
 				victims = append(victims, pg)
 			}
 		}
 		for _, pg := range victims {
-			if !in.discard(hp, pg) {
-				pinned++
+			if !in.discard(hp, pg, cleanOnly) {
+				left++
 				continue
 			}
 			dropped = append(dropped, pg)
@@ -113,5 +135,5 @@ func (in *instance) dropPages(space uint32) (pinned int) {
 		}
 		dropped = dropped[:0]
 	}
-	return pinned
+	return left
 }

@@ -78,3 +78,41 @@ func pagesOf(p *Pool, space uint32) []PageID {
 	}
 	return ids
 }
+
+// TestEvictAll empties the pool of clean unpinned pages, keeps a dirty
+// one and a pinned one, and restarts the I/O-versus-decompression window:
+// the reads that filled the pool no longer make it look I/O-bound.
+func TestEvictAll(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	p := newPool(t, Options{Bytes: 64 * 16384, Locking: Legacy, Clock: clk.now})
+	testSpace(t, p, 1, 8192)
+	createStamped(t, p, 1, 20)
+	require.NoError(t, p.Flush())
+	pinned, err := p.Fix(ctx, PageID{1, 3}, Shared)
+	require.NoError(t, err)
+	dirty, err := p.Fix(ctx, PageID{1, 5}, Exclusive)
+	require.NoError(t, err)
+	restamp(t, &dirty, 2)
+	dirty.Release()
+	p.stat.io()
+	require.True(t, p.stat.ioBound(clk.now()), "one read, no decompression: I/O-bound")
+
+	p.EvictAll()
+	s := p.Stats()
+	require.Equal(t, 2, s.LRULen, "the pinned and the dirty page stay")
+	require.True(t, p.Contains(PageID{1, 3}))
+	require.True(t, p.Contains(PageID{1, 5}))
+	require.False(t, p.Contains(PageID{1, 4}))
+	require.Empty(t, p.Check())
+	p.stat.unzip()
+	require.False(t, p.stat.ioBound(clk.now()), "the read before EvictAll is forgotten")
+	pinned.Release()
+
+	before := p.Stats()
+	g, err := p.Fix(ctx, PageID{1, 4}, Shared)
+	require.NoError(t, err)
+	_, v := readStamp(t, &g)
+	g.Release()
+	require.Equal(t, uint64(1), v)
+	require.Equal(t, uint64(1), p.Stats().Sub(before).Reads, "an evicted page is read again")
+}

@@ -41,6 +41,22 @@ func (s *lruStat) init(now time.Time) {
 	s.last = now
 }
 
+// reset forgets the history and the current interval, as a restarted
+// server starts with none [buf_LRU_stat_arr zeroed at startup].
+func (s *lruStat) reset(now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var cur [2]uint64
+	s.cur.SumAll(cur[:])
+	s.hist = [lruStatIntervals][2]uint64{}
+	s.pos = 0
+	s.sumIO.Store(0)
+	s.sumUnzip.Store(0)
+	s.baseIO.Store(cur[0])
+	s.baseUnzip.Store(cur[1])
+	s.last = now
+}
+
 // io counts a page read or write [buf_LRU_stat_inc_io].
 func (s *lruStat) io() { s.cur.Add(statIO, 1) }
 

@@ -52,7 +52,7 @@ func (p *Pool) CreateZip(ctx context.Context, id PageID, fill func(block []byte)
 		in.lruMu.Lock()
 		hp.mu.Lock()
 		old := hp.t.get(id)
-		if old == nil || in.discard(hp, old) {
+		if old == nil || in.discard(hp, old, false) {
 			hp.t.put(id, pg)
 			in.addLRU(pg, true)
 			hp.mu.Unlock()
