@@ -204,16 +204,25 @@ func (ix *Index) leafInsert(p page.IndexPage, z *page.Zip, slot int, r page.Reco
 	if !ix.hasRoom(p, size) {
 		return false, nil
 	}
-	maxSize := p.MaxInsertSizeAfterReorganize()
-	if (z == nil || ix.o.CompressedLeafReserve) && ix.o.Clustered && p.NRecs() >= 2 && ix.pageSize/16+size > maxSize {
-		if _, ok := splitToRight(p, slot); ok {
-			return false, nil
-		}
-		if _, ok := splitToLeft(p, slot); ok {
-			return false, nil
-		}
+	if (z == nil || ix.o.CompressedLeafReserve) && ix.reserveRefuses(p, slot, size) {
+		return false, nil
 	}
 	return ix.insertOrReorganize(p, z, slot, r, st)
+}
+
+// reserveRefuses is the update reserve of clustered leaves: in a
+// sequential run (a split would go to the right or the left of slot) a
+// record must leave 1/16 of the page free [btr_cur_optimistic_insert,
+// dict_index_get_space_reserve].
+func (ix *Index) reserveRefuses(p page.IndexPage, slot, size int) bool {
+	if !ix.o.Clustered || p.NRecs() < 2 || ix.pageSize/16+size <= p.MaxInsertSizeAfterReorganize() {
+		return false
+	}
+	if _, ok := splitToRight(p, slot); ok {
+		return true
+	}
+	_, ok := splitToLeft(p, slot)
+	return ok
 }
 
 // hasRoom is btr_cur_optimistic_insert's space rule: the record must fit

@@ -194,7 +194,7 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 	}
 	slot, _ := p.Search(r.Key, bytes.Compare)
 	pl := ix.planSplit(p, slot, size, iter)
-	ix.countSplit(p, z, level, size, st)
+	ix.countSplit(p, z, level, slot, size, st)
 
 	newNo, err := ix.o.Alloc.AllocPage()
 	if err != nil {
@@ -294,9 +294,11 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 }
 
 // countSplit classifies a split: Zip when the uncompressed page had room
-// for the record and only its compressed form (or the pad) refused it.
-func (ix *Index) countSplit(p page.IndexPage, z *page.Zip, level, size int, st stripe.Stripe) {
-	zipCause := z != nil && ix.hasRoom(p, size)
+// for the record and only its compressed form (or the pad) refused it,
+// not the update reserve that CompressedLeafReserve applies to both.
+func (ix *Index) countSplit(p page.IndexPage, z *page.Zip, level, slot, size int, st stripe.Stripe) {
+	zipCause := z != nil && ix.hasRoom(p, size) &&
+		!(level == 0 && ix.o.CompressedLeafReserve && ix.reserveRefuses(p, slot, size))
 	switch {
 	case level == 0 && zipCause:
 		st.Add(cLeafSplitsZip, 1)

@@ -109,6 +109,9 @@ func TestCompressedLeafReserve(t *testing.T) {
 		s := ix.Stats()
 		fill[reserve] = s.LeafFill()
 		t.Logf("reserve %v: fill %.3f, %.1f rows per leaf", reserve, s.LeafFill(), s.RowsPerLeaf())
+		// The reserve's splits are for space, as an uncompressed leaf's.
+		require.Positive(t, s.LeafSplitsSpace)
+		require.Zero(t, s.LeafSplitsZip)
 	}
 	require.Greater(t, fill[false], 0.95)
 	require.Less(t, fill[true], 15.0/16)
