@@ -398,10 +398,16 @@ func runT1(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	}
 	{
 		w := t145Wait(cl, "LRU_list_mutex")
-		out.Notef("legacy LRU_list_mutex wait share %.1f%% (split's busiest LRU mutex class %.1f%%) with the mutex held only %.1f%% of the wall time (sampled hold) and %.2f%% of acquisitions contended: its critical sections are short (victim scan %.1f pages, zip_clean walk %.1f nodes), so the seed's O(N) walk under the mutex does not arise here; a contended acquisition waited %.0f us on average against a mean hold of %.1f us, so most of the measured wait is a woken waiter queueing for one of %d cores (8 goroutines, a shared machine) behind goroutines that inflate, which the latch counts as lock wait: a share that passes 40%% here does not show the seed's mechanism",
-			100*w, 100*t145Wait(sc, "LRU_list_mutex"), 100*busy, lru.ContentionPct(), cl.Metrics.Pool.ScanMean(), cl.Metrics.Pool.ZipCleanWalkMean(),
-			t145Ratio(float64(lru.Wait.Microseconds()), float64(lru.Contended+lru.ReadContended)),
-			t145Ratio(float64(lru.Hold.Nanoseconds())/1e3, float64(lru.Acquisitions)), cl.Header.GOMAXPROCS)
+		pm := cl.Metrics.Pool
+		wait := t145Ratio(float64(lru.Wait.Microseconds()), float64(lru.Contended+lru.ReadContended))
+		hold := t145Ratio(float64(lru.Hold.Nanoseconds())/1e3, float64(lru.Acquisitions))
+		queued := ""
+		if wait > 10*hold {
+			queued = fmt.Sprintf(", so most of the measured wait is a woken waiter queueing for one of %d cores (8 goroutines, a shared machine) behind goroutines that inflate, which the latch counts as lock wait", cl.Header.GOMAXPROCS)
+		}
+		out.Notef("legacy LRU_list_mutex wait share %.1f%% (split's busiest LRU mutex class %.1f%%) with the mutex held only %.1f%% of the wall time (sampled hold) and %.2f%% of acquisitions contended: its critical sections are short in a pool of %d frames (victim scan %.1f pages, zip_clean walk %.1f nodes, %.1f for reads, which grows with the pool: BENCHMARKS.md, T1); a contended acquisition waited %.0f us on average against a mean hold of %.1f us%s",
+			100*w, 100*t145Wait(sc, "LRU_list_mutex"), 100*busy, lru.ContentionPct(), pm.Frames, pm.ScanMean(), pm.ZipCleanWalkMean(), pm.ZipCleanReadWalkMean(),
+			wait, hold, queued)
 	}
 	if rs := ratio("tight", "split"); rs < 0.4 && cpuBound < 0.4 {
 		out.Notef("split c/u %.2f < 0.4: the c table is CPU-bound on inflates (%.0f%% of its CPU), so no locking design lifts c/u above the CPU bound %.2f; the band presumes a transaction cost that dwarfs a %0.f us inflate, and real InnoDB on this machine (below) misses it the same way",
