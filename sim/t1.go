@@ -23,16 +23,16 @@ import (
 // uncompressed and once at KEY_BLOCK_SIZE=8 into directories. The
 // uncompressed working set is measured as the clustered indexes' pages
 // (read-only transactions touch nothing else), and each table is then
-// reopened (a copy per arm) with a buffer pool of 4 instances sized so
-// that this working set is 0.8 of the pool: the uncompressed table fits,
-// but the compressed table's zip blocks plus their 16K frames (about 1.5×
-// u) do not, so compressed reads keep needing a frame. (With 8 instances
-// the extents, hashed to instances 64 pages at a time, spread so unevenly
-// at this size that the uncompressed table did not fit its busiest
-// instance.) Read-only transactions with 8 threads run under Legacy
-// (5.1/XtraDB: one LRU_list_mutex, one buf_pool_zip_mutex and the ordered
-// zip_clean insert for the whole pool) and Split (8.0: per-instance
-// mutexes), then the control repeats both with a pool of 1.7× the working
+// reopened (a copy per arm) with a buffer pool sized so that this
+// working set is 0.8 of the pool: the uncompressed table fits, but the
+// compressed table's zip blocks plus their 16K frames (about 1.5× u) do
+// not, so compressed reads keep needing a frame. Read-only transactions
+// with 8 threads run under Legacy (5.1/XtraDB: one buffer pool, as 5.1
+// had no innodb_buffer_pool_instances, with one LRU_list_mutex, one
+// buf_pool_zip_mutex and the ordered zip_clean insert) and Split (8.0:
+// 4 instances with their own mutexes; with 8 the extents, hashed to
+// instances 64 pages at a time, spread so unevenly at this size that the
+// uncompressed table did not fit its busiest instance), then the control repeats both with a pool of 1.7× the working
 // set, where both copies of every compressed page fit and decompression
 // happens only during warm-up. The four arms of a pool size run in
 // alternating short rounds, and ratios are medians of the rounds' ratios,
@@ -43,6 +43,16 @@ import (
 // (t4StatementCPU, t1RowCPU); without it a u transaction cost 74 µs
 // against MariaDB's 313-356 and c/u sat at 0.15, under MariaDB's
 // 0.30-0.44.
+
+// t1Instances is an arm's buffer pool instances: 5.1, whose locking
+// Legacy models, had one pool, and each instance keeps its own LRU list,
+// which zip_clean's walks follow.
+func t1Instances(locking string) int {
+	if locking == "legacy" {
+		return 1
+	}
+	return t1Inst
+}
 
 const (
 	t1Tables   = 4
@@ -302,7 +312,7 @@ func runT1(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 				d    *t145Data
 			}{{"u", ud}, {"c", cd}} {
 				cfg := t.d.cfg
-				cfg.PoolBytes, cfg.PoolRatio, cfg.Locking = pools[pool], 0, locking
+				cfg.PoolBytes, cfg.PoolRatio, cfg.Locking, cfg.Instances = pools[pool], 0, locking, t1Instances(locking)
 				name := pool + "/" + locking + "/" + t.name
 				st, err := t145Open(t.d, cfg, filepath.Join(tmp, strings.ReplaceAll(name, "/", "-")))
 				if err != nil {
@@ -345,7 +355,7 @@ func runT1(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 
 	out.Notef("each statement spends %v and each row a range reads %v of modelled server-layer CPU (Config.StatementCPU, RowCPU), so that a u transaction costs about what MariaDB's does in this shape (below)", t4StatementCPU, t1RowCPU)
 	out.Notef("ratios are medians over %d rounds of the ratio within a round (the arms of a round ran back to back); the lines below give each arm's median round", t1Rounds)
-	out.Notef("u working set (clustered indexes) %.1f MiB, c %.1f MiB (%.2f of u); tight pool %.1f MiB, control %.1f MiB, %d instances; %s latches (Config.Latches), as XtraDB 5.1 had, and %s; GOMAXPROCS %d",
+	out.Notef("u working set (clustered indexes) %.1f MiB, c %.1f MiB (%.2f of u); tight pool %.1f MiB, control %.1f MiB, 1 instance under legacy (5.1 had one pool) and %d under split; %s latches (Config.Latches), as XtraDB 5.1 had, and %s; GOMAXPROCS %d",
 		t145MiB(uws), t145MiB(cws), t145Ratio(float64(cws), float64(uws)), t145MiB(pools["tight"]), t145MiB(pools["control"]), t1Inst, seedLatches, engine51Note, cl.Header.GOMAXPROCS)
 	out.Notef("load: u %.2fs, c %.2fs; c compress ops %d (%.1f%% failed)", ud.load.Wall.Seconds(), cd.load.Wall.Seconds(),
 		cd.load.Metrics.Pool.CMP.Total().CompressOps, cd.load.Metrics.Pool.CMP.Total().FailurePct())
@@ -529,7 +539,7 @@ const t1TransitionStep = 500 * time.Millisecond
 // LRU_list_mutex wait share per interval of each phase.
 func t1Transition(ctx context.Context, o ScenarioOptions, cd *t145Data, pool int64, dir string) (string, error) {
 	cfg := cd.cfg
-	cfg.PoolBytes, cfg.PoolRatio, cfg.Locking = pool, 0, "legacy"
+	cfg.PoolBytes, cfg.PoolRatio, cfg.Locking, cfg.Instances = pool, 0, "legacy", t1Instances("legacy")
 	st, err := t145Open(cd, cfg, dir)
 	if err != nil {
 		return "", err

@@ -170,7 +170,7 @@ func BenchmarkT1ReadOnly(b *testing.B) {
 			}{{"u", ud}, {"c", cd}} {
 				b.Run(pool.name+"/"+locking+"/"+t.name, func(b *testing.B) {
 					cfg := t.d.cfg
-					cfg.PoolBytes, cfg.PoolRatio, cfg.Locking = pool.bytes, 0, locking
+					cfg.PoolBytes, cfg.PoolRatio, cfg.Locking, cfg.Instances = pool.bytes, 0, locking, t1Instances(locking)
 					st := t145BenchOpen(b, t.d, cfg)
 					rate := t145Bench(b, cfg, st, time.Second)
 					key := fmt.Sprintf("t1/%s/%s/%d", pool.name, locking, testingProcs())
