@@ -79,7 +79,10 @@
 // pages go to storage as their zip image on compressed tables, their
 // frame otherwise. DropSpace removes a
 // dropped table's pages without writing them [buf_LRU_flush_or_remove_pages,
-// BUF_REMOVE_ALL_NO_WRITE].
+// BUF_REMOVE_ALL_NO_WRITE]. EvictAll empties the pool of clean unpinned
+// pages and restarts the frame-or-page eviction statistics
+// [buf_LRU_stat_t], as a restart leaves InnoDB's pool: zipsim.Open calls
+// it after the walks that verify a reopened store.
 //
 // # Concurrency
 //

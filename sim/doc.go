@@ -30,6 +30,13 @@
 // amounts MariaDB spent in T1's and T4's shapes, so that their throughput
 // ratios weigh engine costs as a server does. The default is none.
 //
+// The scenarios run their seeds' engines: every one but T5 uses InnoDB's
+// plugin-line latches (seedLatches), T5 compares them with the 5.1
+// builtin's, and T1, T2 and T5, whose seeds ran 5.1, also take 5.1's
+// rules (engine51: innodb_old_blocks_time=0, the update reserve on
+// compressed leaves, and with Legacy or Global locking zip_clean's walks);
+// T1's Legacy arm runs one buffer pool, as 5.1 had.
+//
 // Everything is deterministic for a given Config.Seed except timing:
 // worker i draws from its own generator seeded from (Seed, i).
 package sim
