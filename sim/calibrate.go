@@ -396,6 +396,41 @@ func MariaDBT4Figures() ([]MariaDBT4Run, error) {
 	return out, err
 }
 
+//go:embed calibration/mariadb-10.11.14-t7.tsv
+var mariadbT7Results []byte
+
+// MariaDBT7Run is one load of sim/calibration/mariadb_t7.sh: LinkBench's
+// load on MariaDB 10.11.14 in T7's shape (maxid1 150,000, 8 link loaders
+// and a node loader, 8 KiB pages, link and count tables DYNAMIC or
+// COMPRESSED KBS=4, unpartitioned or 32 partitions by KEY(id1), a pool
+// larger than the data).
+type MariaDBT7Run struct {
+	PFS        bool // performance_schema timed the index trees' locks
+	Repeat     int
+	C          bool // link and count tables compressed
+	Partitions int
+	Rows       int64
+	Wall       time.Duration
+	ServerCPU  time.Duration // mariadbd's utime+stime over the load
+	Cores      int
+	// CompressOps and CompressOpsOK are INNODB_CMP's over the load.
+	CompressOps, CompressOpsOK int64
+	IndexLockWait              time.Duration // index_tree_rw_lock's sum_timer_wait, with PFS
+}
+
+// MariaDBT7Figures returns what mariadb_t7.sh measured on this project's
+// 2-core machine on 2026-12-01, in the script's order.
+func MariaDBT7Figures() ([]MariaDBT7Run, error) {
+	var out []MariaDBT7Run
+	sec := func(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
+	err := tsvRows(bytes.NewReader(mariadbT7Results), "MariaDB T7 results", 11, func(t *tsvRow) {
+		out = append(out, MariaDBT7Run{PFS: t.int(0) == 1, Repeat: int(t.int(1)), C: t.f[2] == "c", Partitions: int(t.int(3)),
+			Rows: t.int(4), Wall: sec(t.float(5)), ServerCPU: sec(t.float(6)), Cores: int(t.int(7)),
+			CompressOps: t.int(8), CompressOpsOK: t.int(9), IndexLockWait: sec(t.float(10))})
+	})
+	return out, err
+}
+
 // tsvRow is one line of a recorded table: its fields, and the first field
 // that did not parse.
 type tsvRow struct {

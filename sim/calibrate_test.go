@@ -157,3 +157,24 @@ func TestMariaDBT4Figures(t *testing.T) {
 	err = tsvRows(strings.NewReader("header\n16\tc\t8\t1\t2\t3\t4\t5\n"), "T", 9, func(*tsvRow) {})
 	require.ErrorContains(t, err, "sim: T line 2: 8 fields, want 9")
 }
+
+func TestMariaDBT7Figures(t *testing.T) {
+	runs, err := MariaDBT7Figures()
+	require.NoError(t, err)
+	require.Len(t, runs, 20, "3 repeats without performance_schema, 2 with, 4 loads each")
+	for _, r := range runs {
+		require.Equal(t, int64(662430), r.Rows, "zipsim's T7 loads the same number of rows")
+		require.Contains(t, []int{1, 32}, r.Partitions)
+		require.Equal(t, r.C, r.CompressOps > 0, "only c compresses")
+		require.Equal(t, r.PFS, r.IndexLockWait > 0, "waits are timed only with performance_schema")
+		require.Positive(t, r.Wall)
+		require.Positive(t, r.ServerCPU)
+	}
+	require.Equal(t, MariaDBT7Run{Repeat: 1, C: true, Partitions: 1, Rows: 662430, Wall: 6094 * time.Millisecond,
+		ServerCPU: 11310 * time.Millisecond, Cores: 2, CompressOps: 51196, CompressOpsOK: 50312}, runs[2])
+	note := t7MariaDB(runs)
+	require.Contains(t, note, "c p32/p1 0.86 0.83 0.84; u p32/p1 0.94 0.89 0.93; c/u p1 0.41 0.40 0.38;")
+	require.Contains(t, note, "c 17.1 → 20.1, u 6.6 → 7.2;")
+	require.Contains(t, note, "wait share c-p1/u-p1 (performance_schema timing the locks, over 9 loaders) 1.57 (0.396/0.253) 1.47 (0.423/0.287)")
+	require.Contains(t, t7MariaDB(runs[:3]), "c p32/p1 ; u p32/p1 ;", "an incomplete repeat gives no ratios")
+}
