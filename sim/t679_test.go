@@ -83,3 +83,12 @@ func TestT7Partitions32(t *testing.T) {
 	require.Contains(t, s, "CPU per row 1780.0 → 2424.5 µs (÷1.36)")
 	require.Contains(t, s, "at most 1.12")
 }
+
+func TestT7LockDemand(t *testing.T) {
+	// 1,000 rows on 9 ms of CPU, the busiest lock held 1 ms: a ninth of
+	// each row's CPU, so the 9 goroutines would keep it just busy.
+	l := t7Load{name: "cached c p1", heldName: "linktable.id1_type", held: time.Millisecond,
+		load: LoadResult{Rows: 1000, CPU: 9 * time.Millisecond}}
+	require.Equal(t, "cached c p1: its busiest shared index lock, linktable.id1_type, was held exclusively 1.00 µs a row, 11.1% of the 9.00 µs of CPU a row; "+
+		"with a core for each, the load's 9 goroutines would keep it busy 100% of the time, and the seed's 10 link loaders and node loader 122% (partitions help only above 100%)", t7LockDemand(l))
+}

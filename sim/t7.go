@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zipsim/zipsim"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -53,6 +54,8 @@ type t7Load struct {
 	failed     uint64 // of them failed
 	busiest    string // the lock waited for longest, and how long
 	busyWait   time.Duration
+	heldName   string // the index lock held exclusively longest, and how long
+	held       time.Duration
 }
 
 func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
@@ -65,6 +68,11 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	}
 	io := cached
 	io.PoolRatio, io.IOLatency = 0.15, 100*time.Microsecond
+	// 5.6 and 5.7 run a page cleaner, as T6 does. Without one the loaders
+	// write dirty victims themselves, some of them for a split's new page
+	// under the index lock, and u gained 1.4× from partitions (the seed's
+	// u: 0.93–0.96).
+	io.PageCleaner, io.LRUScanDepth = true, t6CleanerFree
 	loads, cachedAll, err := t7Loads(ctx, o, cached, "cached", t7CachedRepeats)
 	if err != nil {
 		return nil, err
@@ -96,8 +104,8 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		"p1 is unpartitioned, p32 is %d hash partitions by id1; %d KiB pages, c is COMPRESSED KBS=%d (link and count tables), as in seed 004; change buffer on and %s latches (Config.Latches), as 5.6/5.7 ran",
 		t7MaxID1, up1.load.Rows, float64(up1.load.DataBytes)/(1<<20), t7Loaders, t7Partitions, t6PageSize/1024, t6KBS, seedLatches)
 	out.Notef("cached: pool %.1f × data, no IO, each load run %d times in turn and the fastest kept (rows/s u p1 %s; u p32 %s; c p1 %s; c p32 %s); "+
-		"IO-bound: pool 0.15 × data, IO 100µs per page read and write (sleeping), one load each",
-		t7CachedRatio, t7CachedRepeats, t679Fmt(cachedAll[0], "%.0f"), t679Fmt(cachedAll[1], "%.0f"), t679Fmt(cachedAll[2], "%.0f"), t679Fmt(cachedAll[3], "%.0f"))
+		"IO-bound: pool 0.15 × data, IO 100µs per page read and write (sleeping), the page cleaner keeping %d frames free, one load each",
+		t7CachedRatio, t7CachedRepeats, t679Fmt(cachedAll[0], "%.0f"), t679Fmt(cachedAll[1], "%.0f"), t679Fmt(cachedAll[2], "%.0f"), t679Fmt(cachedAll[3], "%.0f"), io.LRUScanDepth)
 	for _, set := range [][]t7Load{loads, ioLoads} {
 		for _, l := range set {
 			out.Notef("%s: %.1fs, %.0f rows/s, CPU %.0f%%; index-lock wait %.2fs, share %.3f; %d page reads; splits %d (compression-caused %d); compress ops %d, failed %d; most waited lock %s (%.2fs)",
@@ -111,6 +119,14 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 			out.Notef("%s", t7Partitions32(pair[0], pair[1]))
 		}
 	}
+	for _, l := range []t7Load{cp1, up1} {
+		out.Notef("%s", t7LockDemand(l))
+	}
+	mdb, err := MariaDBT7Figures()
+	if err != nil {
+		return nil, err
+	}
+	out.Notef("%s", t7MariaDB(mdb))
 	out.Notef("cached c p1 with zlib_reuse=off (zlib state built per page compression and decompression, about 1 MiB for each zlib:6 compression): rows/s %s, fastest kept",
 		t679Fmt(noReuseAll, "%.0f"))
 	if o.Out != "" {
@@ -152,6 +168,7 @@ func t7Loads(ctx context.Context, o ScenarioOptions, base Config, label string, 
 				l.splits, l.zipSplits, _ = t679Splits(m)
 				l.reads = m.Pool.Reads
 				l.busiest, l.busyWait = t679Busiest(m)
+				l.heldName, l.held = t7MostHeld(m)
 				tot := m.Pool.CMP.Total()
 				l.compress, l.failed = tot.CompressOps, tot.CompressOps-tot.CompressOpsOK
 				o.logf("%s: %.0f rows/s", l.name, l.rowsPerSec)
@@ -169,7 +186,7 @@ func t7Loads(ctx context.Context, o ScenarioOptions, base Config, label string, 
 // plotT7 draws load rows/s as bars: u and c side by side for p1 and p32,
 // cached and IO-bound.
 func plotT7(path string, cached, io []t7Load) error {
-	p := newPlot(fmt.Sprintf("T7: linkbench load, %d KiB pages, %d link loaders, cached (pool %.1f× data) and IO-bound (0.15×, IO 100 µs)", t6PageSize/1024, t7Loaders, t7CachedRatio),
+	p := newPlot(fmt.Sprintf("T7: linkbench load, %d KiB pages, %d link loaders, cached (pool %.1f× data) and IO-bound (0.15×, IO 100 µs, page cleaner)", t6PageSize/1024, t7Loaders, t7CachedRatio),
 		"partitions and pool", "load throughput (rows per second)")
 	w := vg.Points(40)
 	var hi float64
@@ -192,6 +209,87 @@ func plotT7(path string, cached, io []t7Load) error {
 	p.Y.Min = 0
 	p.Y.Max = hi * 1.3
 	return savePlot(p, path)
+}
+
+// t7MariaDB summarises mariadb_t7.sh's loads: the ratios T7 checks, each
+// from loads run back to back in one repeat; the wait shares only from the
+// repeats that timed the index trees' locks.
+func t7MariaDB(runs []MariaDBT7Run) string {
+	type key struct {
+		pfs    bool
+		repeat int
+	}
+	sets := map[key]map[[2]int]MariaDBT7Run{}
+	var keys []key
+	for _, r := range runs {
+		k := key{r.PFS, r.Repeat}
+		if sets[k] == nil {
+			sets[k] = map[[2]int]MariaDBT7Run{}
+			keys = append(keys, k)
+		}
+		c := 0
+		if r.C {
+			c = 1
+		}
+		sets[k][[2]int{c, r.Partitions}] = r
+	}
+	rate := func(r MariaDBT7Run) float64 { return t679Ratio(float64(r.Rows), r.Wall.Seconds()) }
+	share := func(r MariaDBT7Run) float64 {
+		return t679Ratio(r.IndexLockWait.Seconds(), float64(t7Loaders+1)*r.Wall.Seconds())
+	}
+	perRow := func(r MariaDBT7Run) float64 {
+		return t679Ratio(float64(r.ServerCPU.Nanoseconds())/1e3, float64(r.Rows))
+	}
+	var cRatio, uRatio, cu, shares, cpu []string
+	for _, k := range keys {
+		m := sets[k]
+		u1, u32, c1, c32 := m[[2]int{0, 1}], m[[2]int{0, t7Partitions}], m[[2]int{1, 1}], m[[2]int{1, t7Partitions}]
+		if u1.Rows == 0 || u32.Rows == 0 || c1.Rows == 0 || c32.Rows == 0 {
+			continue
+		}
+		if k.pfs {
+			shares = append(shares, fmt.Sprintf("%.2f (%.3f/%.3f)", t679Ratio(share(c1), share(u1)), share(c1), share(u1)))
+			continue
+		}
+		cRatio = append(cRatio, fmt.Sprintf("%.2f", t679Ratio(rate(c32), rate(c1))))
+		uRatio = append(uRatio, fmt.Sprintf("%.2f", t679Ratio(rate(u32), rate(u1))))
+		cu = append(cu, fmt.Sprintf("%.2f", t679Ratio(rate(c1), rate(u1))))
+		cpu = append(cpu, fmt.Sprintf("c %.1f → %.1f, u %.1f → %.1f", perRow(c1), perRow(c32), perRow(u1), perRow(u32)))
+	}
+	return fmt.Sprintf("real InnoDB in this shape (MariaDB 10.11.14, sim/calibration/mariadb_t7.sh: LinkBench's load of maxid1=%d as SQL, %d link loaders and a node loader, 8 KiB pages, KBS=4, 32 partitions by KEY(id1), a pool larger than the data; "+
+		"recorded 2026-12-01 on this project's 2-core machine, not measured by this run): c p32/p1 %s; u p32/p1 %s; c/u p1 %s; server CPU a row p1 → p32, µs: %s; "+
+		"index-tree lock wait share c-p1/u-p1 (performance_schema timing the locks, over %d loaders) %s",
+		t7MaxID1, t7Loaders, strings.Join(cRatio, " "), strings.Join(uRatio, " "), strings.Join(cu, " "), strings.Join(cpu, "; "), t7Loaders+1, strings.Join(shares, " "))
+}
+
+// t7MostHeld names the index lock of the link and count tables (a class,
+// not a group total) whose exclusive holders kept it longest in m, with
+// that time: nodetable's, unpartitioned and written by one loader, is
+// never shared.
+func t7MostHeld(m zipsim.Metrics) (string, time.Duration) {
+	var name string
+	var held time.Duration
+	for _, r := range m.Pool.Latches.Rows {
+		if r.Instances == 0 && strings.HasPrefix(r.Name, "index_lock#") && !strings.HasPrefix(r.Name, "index_lock#nodetable") && r.Hold > held {
+			name, held = strings.TrimPrefix(r.Name, "index_lock#"), r.Hold
+		}
+	}
+	return name, held
+}
+
+// t7LockDemand is the utilisation law for an unpartitioned load on a
+// machine with a core for each of its goroutines (the link loaders and the
+// node loader): loaders that never wait load a row every (CPU a row) ÷ n,
+// and the busiest shared index lock is held (held a row) for each, so they
+// keep it busy n × held ÷ CPU of the time. Only above 1 do they queue for
+// it whatever the cores, the case in which partitions help.
+func t7LockDemand(l t7Load) string {
+	held := t679Ratio(float64(l.held), float64(l.load.Rows))
+	cpu := t679Ratio(float64(l.load.CPU), float64(l.load.Rows))
+	share := t679Ratio(held, cpu)
+	return fmt.Sprintf("%s: its busiest shared index lock, %s, was held exclusively %.2f µs a row, %.1f%% of the %.2f µs of CPU a row; "+
+		"with a core for each, the load's %d goroutines would keep it busy %.0f%% of the time, and the seed's 10 link loaders and node loader %.0f%% (partitions help only above 100%%)",
+		l.name, l.heldName, held/1e3, 100*share, cpu/1e3, t7Loaders+1, 100*float64(t7Loaders+1)*share, 1100*share)
 }
 
 // t7Partitions32 splits a p32/p1 load-rate ratio into the share of the
