@@ -396,6 +396,52 @@ func MariaDBT4Figures() ([]MariaDBT4Run, error) {
 	return out, err
 }
 
+//go:embed calibration/mariadb-10.11.14-t6.tsv
+var mariadbT6Results []byte
+
+// MariaDBT6Run is one format's run of sim/calibration/mariadb_t6.sh:
+// LinkBench on MariaDB 10.11.14 in T6's shape (maxid1 100,000, 8 loaders,
+// then 20 requesters for 12 intervals of 2 s after 6 s of reads, 8 KiB
+// pages, link and count tables DYNAMIC or COMPRESSED KBS=4, a 10 MiB pool
+// with O_DIRECT reads).
+type MariaDBT6Run struct {
+	C         bool // link and count tables compressed
+	LoadWall  time.Duration
+	QPS       []float64 // LinkBench operations a second, by interval
+	Splits    []float64 // INNODB_METRICS index_page_splits, by interval
+	Reads     []float64 // Innodb_buffer_pool_reads, by interval
+	ServerCPU []time.Duration
+}
+
+// MariaDBT6Figures returns what mariadb_t6.sh measured on this project's
+// 2-core machine on 2026-12-01, in the script's order: a "load" row starts
+// each run, its intervals follow.
+func MariaDBT6Figures() ([]MariaDBT6Run, error) {
+	var out []MariaDBT6Run
+	var bad error
+	err := tsvRows(bytes.NewReader(mariadbT6Results), "MariaDB T6 results", 8, func(t *tsvRow) {
+		if t.f[1] == "load" {
+			out = append(out, MariaDBT6Run{C: t.f[0] == "c", LoadWall: time.Duration(t.float(2) * float64(time.Second))})
+			return
+		}
+		if len(out) == 0 || out[len(out)-1].C != (t.f[0] == "c") {
+			if bad == nil {
+				bad = fmt.Errorf("sim: MariaDB T6 results line %d: an interval outside its format's run", t.line)
+			}
+			return
+		}
+		r := &out[len(out)-1]
+		r.QPS = append(r.QPS, t.float(4))
+		r.Splits = append(r.Splits, t.float(5))
+		r.Reads = append(r.Reads, t.float(6))
+		r.ServerCPU = append(r.ServerCPU, time.Duration(t.float(7)*float64(time.Second)))
+	})
+	if err == nil {
+		err = bad
+	}
+	return out, err
+}
+
 //go:embed calibration/mariadb-10.11.14-t7.tsv
 var mariadbT7Results []byte
 

@@ -178,3 +178,27 @@ func TestMariaDBT7Figures(t *testing.T) {
 	require.Contains(t, note, "wait share c-p1/u-p1 (performance_schema timing the locks, over 9 loaders) 1.57 (0.396/0.253) 1.47 (0.423/0.287)")
 	require.Contains(t, t7MariaDB(runs[:3]), "c p32/p1 ; u p32/p1 ;", "an incomplete repeat gives no ratios")
 }
+
+func TestMariaDBT6Figures(t *testing.T) {
+	runs, err := MariaDBT6Figures()
+	require.NoError(t, err)
+	require.Len(t, runs, 4, "two runs of u then c")
+	for i, r := range runs {
+		require.Equal(t, i%2 == 1, r.C)
+		require.Len(t, r.QPS, 12)
+		require.Len(t, r.Splits, 12)
+		require.Len(t, r.ServerCPU, 12)
+		require.Positive(t, r.LoadWall)
+	}
+	require.Equal(t, []float64{922, 624, 561, 367, 298, 160, 171, 118, 71, 78, 88, 86}, runs[1].Splits)
+	note := t6MariaDB(runs)
+	require.Contains(t, note, "p0 c/u QPS interval 1 0.61, c QPS last/first 1.74, c splits last/first 0.09, u QPS last/first 1.47;")
+	require.Contains(t, note, "p0 c/u QPS interval 1 0.70, c QPS last/first 1.81, c splits last/first 0.10, u QPS last/first 1.39")
+	require.NotContains(t, t6MariaDB(runs[1:3]), "run 1", "a pair that is not u then c gives nothing")
+
+	bad := mariadbT6Results
+	t.Cleanup(func() { mariadbT6Results = bad })
+	mariadbT6Results = []byte("header\nc\t1\t2\t3\t4\t5\t6\t7\n")
+	_, err = MariaDBT6Figures()
+	require.ErrorContains(t, err, "line 2: an interval outside its format's run")
+}

@@ -19,9 +19,10 @@
 // calibration script does, and MariaDBFigures holds what that script
 // measured on real InnoDB (MariaDB 10.11.14, sim/calibration), so that
 // `zipsim calibrate` can print the two side by side. MariaDBT1Figures,
-// MariaDBT4Figures and MariaDBT7Figures hold what mariadb_t1.sh,
-// mariadb_t4.sh and mariadb_t7.sh measured in T1's, T4's and T7's own
-// shapes, which those scenarios print beside their ratios.
+// MariaDBT4Figures, MariaDBT6Figures and MariaDBT7Figures hold what
+// mariadb_t1.sh, mariadb_t4.sh, mariadb_t6.sh and mariadb_t7.sh measured
+// in those targets' own shapes, which the scenarios print beside their
+// ratios.
 //
 // The workloads call the engine directly; a MySQL server would also spend
 // CPU in its SQL layer for each statement and each row a range reads.

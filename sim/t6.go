@@ -287,6 +287,11 @@ func runT6(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 			b.RefusedSpace, b.RefusedEmpty, b.RefusedUnknown, b.RefusedFull, b.Merges, b.MergedInserts, b.MergedDeletes, b.Contractions, float64(b.Bytes)/1024, float64(b.MaxBytes)/1024)
 	}
 	out.Notef("c/u QPS by interval %s", t679Fmt(t679Div(c.qps, u.qps), "%.2f"))
+	mdb, err := MariaDBT6Figures()
+	if err != nil {
+		return nil, err
+	}
+	out.Notef("%s", t6MariaDB(mdb))
 	out.Notef("u again with MERGE_THRESHOLD=%d, the MySQL 5.7 manual's remedy for merge-split thrash (context, not a check): "+
 		"QPS by interval %s, last/first %.3f, last/third %.3f; splits (link+count tables) %s; merges %s; index-lock wait share %s; linktable.id1_type %s",
 		t6ThrashFreeMT, t679Fmt(u25.qps, "%.0f"), t679Ratio(u25.qps[t6N-1], u25.qps[0]), t679Ratio(u25.qps[t6N-1], u25.qps[2]),
@@ -414,4 +419,24 @@ func t679IntTicks(n int) plot.ConstantTicks {
 		ticks[i] = plot.Tick{Value: float64(i + 1), Label: fmt.Sprint(i + 1)}
 	}
 	return ticks
+}
+
+// t6MariaDB gives mariadb_t6.sh's runs, u and c in turn, with T6's four
+// checks computed on each pair.
+func t6MariaDB(runs []MariaDBT6Run) string {
+	var b strings.Builder
+	b.WriteString("real InnoDB in this shape (MariaDB 10.11.14, sim/calibration/mariadb_t6.sh: maxid1=100000, 8 loaders, then 20 requesters, " +
+		"6 s of reads and 12 intervals of 2 s, 8 KiB pages, KBS=4, a 10 MiB pool read with O_DIRECT from this machine's disk; " +
+		"recorded 2026-12-01 on this project's 2-core machine, not measured by this run):")
+	for i := 0; i+1 < len(runs); i += 2 {
+		u, c := runs[i], runs[i+1]
+		n := min(len(u.QPS), len(c.QPS))
+		if u.C || !c.C || n == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, " run %d: u QPS by interval %s, c %s; c splits %s; p0 c/u QPS interval 1 %.2f, c QPS last/first %.2f, c splits last/first %.2f, u QPS last/first %.2f;",
+			i/2+1, t679Fmt(u.QPS, "%.0f"), t679Fmt(c.QPS, "%.0f"), t679Fmt(c.Splits, "%.0f"),
+			t679Ratio(c.QPS[0], u.QPS[0]), t679Ratio(c.QPS[n-1], c.QPS[0]), t679Ratio(c.Splits[n-1], c.Splits[0]), t679Ratio(u.QPS[n-1], u.QPS[0]))
+	}
+	return strings.TrimSuffix(b.String(), ";")
 }

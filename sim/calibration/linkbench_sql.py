@@ -14,8 +14,17 @@ values (the random streams differ).
 The files are latin-1, as LinkBench's tables are: send them with
 --default-character-set=latin1.
 
+With --requests it writes LinkBench's request phase instead (T6): for
+each requester a file of reads only, to warm the pool, and a file of the
+operation mix (research/targets.md §2.4: the mix, Zipf-distributed ids
+over shuffled orders, addlink and deletelink as transactions that also
+update counttable), and prints the statements an operation sends on
+average, so that a server's statement rate converts to operations.
+
 Usage: linkbench_sql.py MAXID1 LOADERS OUTDIR
+       linkbench_sql.py --requests MAXID1 REQUESTERS OPS OUTDIR
 """
+import bisect
 import math
 import os
 import random
@@ -69,13 +78,21 @@ def sql_str(b):
     return "'" + s + "'"
 
 
-def main():
-    maxid1, loaders, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-    n = maxid1 - 1
-    rnd = random.Random(7)
+def degrees(rnd, n):
+    """The loaded degree of each id1 (index id1-1) and the id1 of each
+    degree rank (0 the largest)."""
     ranks = list(range(n))
     rnd.shuffle(ranks)
-    degree = [min(quantile(1 - r / n), DEG_CAP) for r in ranks]  # degree[id1-1]
+    by_rank = [0] * n
+    for i, r in enumerate(ranks):
+        by_rank[r] = i + 1
+    return [min(quantile(1 - r / n), DEG_CAP) for r in ranks], by_rank
+
+
+def load(maxid1, loaders, out):
+    n = maxid1 - 1
+    rnd = random.Random(7)
+    degree, _ = degrees(rnd, n)
     link_data = Motif(rnd, 32, 100, 0.225)
     node_data = Motif(rnd, 50, 220, 0.63)
     chunks = list(range((n + CHUNK - 1) // CHUNK))[::-1]
@@ -131,5 +148,127 @@ def main():
     print(rows)
 
 
+class Zipf:
+    """Ranks 0..n-1 with P(k) proportional to 1/(k+1)^shape, mapped to ids
+    through a shuffled order so that hot ids are scattered."""
+
+    def __init__(self, rnd, n, shape):
+        acc, self.cum = 0.0, []
+        for k in range(n):
+            acc += 1 / (k + 1) ** shape
+            self.cum.append(acc)
+        self.ids = list(range(1, n + 1))
+        rnd.shuffle(self.ids)
+
+    def rank(self, rnd):
+        return bisect.bisect_left(self.cum, rnd.random() * self.cum[-1])
+
+    def id(self, rnd):
+        return self.ids[self.rank(rnd)]
+
+
+READS = [("getlinklist", 50.71), ("getnode", 12.93), ("countlink", 4.89), ("getlink", 0.53)]
+WRITES = [("addlink", 8.99), ("updatelink", 8.01), ("updatenode", 7.37), ("deletelink", 2.99),
+          ("addnode", 2.57), ("deletenode", 1.01)]
+LINK_COLS = "id1,id2,link_type,visibility,data,time,version"
+
+
+def requests(maxid1, requesters, ops, out):
+    """Writes warmR.sql (LinkBench's reads only) and mixR.sql (its mix)
+    for each requester R, ops operations each, and prints the mean number
+    of statements an operation of the mix sends."""
+    n = maxid1 - 1
+    rnd = random.Random(7)
+    degree, by_rank = degrees(rnd, n)
+    link_data = Motif(rnd, 32, 100, 0.225)
+    node_data = Motif(rnd, 50, 220, 0.63)
+    link_read, link_write = Zipf(rnd, n, 0.8), Zipf(rnd, n, 0.741)
+    node_read, node_update = Zipf(rnd, n, 0.625), Zipf(rnd, n, 0.606)
+    now = LOAD_END_MS
+
+    def read_id1(rng):
+        return link_read.id(rng) if rng.random() < 0.995 else by_rank[link_read.rank(rng)]
+
+    def write_id1(rng):
+        return link_write.id(rng) if rng.random() < 0.95 else by_rank[link_write.rank(rng)]
+
+    def loaded(id1, t):
+        d = degree[id1 - 1]
+        return (d + 1) // 2 if t == 0 else d // 2
+
+    def op_sql(rng, op, r, seq):
+        t = rng.randrange(2)
+        typ = LINK_TYPE0 + t
+        if op == "getlinklist":
+            id1 = read_id1(rng)
+            return [f"SELECT {LINK_COLS} FROM linktable FORCE INDEX (id1_type) WHERE id1={id1} AND link_type={typ} "
+                    f"AND visibility=1 ORDER BY time DESC LIMIT 10000;"]
+        if op == "getnode":
+            return [f"SELECT id,type,version,time,data FROM nodetable WHERE id={node_read.id(rng)};"]
+        if op == "countlink":
+            return [f"SELECT count FROM counttable WHERE id={read_id1(rng)} AND link_type={typ};"]
+        if op == "getlink":
+            id1 = read_id1(rng)
+            k = 1
+            while k < 128 and rng.random() > 0.382:
+                k += 1
+            span = max(loaded(id1, t), 1)
+            id2s = ",".join(str(id1 + rng.randrange(span)) for _ in range(k))
+            return [f"SELECT {LINK_COLS} FROM linktable WHERE link_type={typ} AND id1={id1} AND id2 IN ({id2s});"]
+        if op in ("addlink", "updatelink"):
+            id1 = write_id1(rng)
+            hit = 0.05 if op == "addlink" else 0.9
+            span = loaded(id1, t)
+            id2 = id1 + rng.randrange(span) if span and rng.random() < hit else id1 + span + rng.randrange(1 << 30)
+            data = sql_str(link_data.fill(lognormal(rng, 8, 255)))
+            return ["BEGIN;",
+                    f"INSERT INTO linktable ({LINK_COLS}) VALUES ({id1},{id2},{typ},1,{data},{now},0) "
+                    f"ON DUPLICATE KEY UPDATE visibility=1, data=VALUES(data), time=VALUES(time), version=version+1;",
+                    f"INSERT INTO counttable (id,link_type,count,time,version) VALUES ({id1},{typ},1,{now},0) "
+                    f"ON DUPLICATE KEY UPDATE count=count+1, time=VALUES(time), version=version+1;",
+                    "COMMIT;"]
+        if op == "deletelink":
+            id1 = write_id1(rng)
+            id2 = id1 + rng.randrange(max(loaded(id1, t), 1))
+            where = f"link_type={typ} AND id1={id1} AND id2={id2}"
+            return ["BEGIN;", f"SELECT visibility FROM linktable WHERE {where} FOR UPDATE;",
+                    f"UPDATE linktable SET visibility=0, time={now} WHERE {where} AND visibility=1;",
+                    f"UPDATE counttable SET count=IF(count>0, count-1, 0), version=version+1 WHERE id={id1} AND link_type={typ};",
+                    "COMMIT;"]
+        if op == "addnode":
+            data = sql_str(node_data.fill(min(lognormal(rng, 128, 1 << 20), 65535)))
+            return [f"INSERT INTO nodetable (id,type,version,time,data) VALUES ({n + 1 + r * 10_000_000 + seq},{NODE_TYPE},0,{now // 1000},{data});"]
+        if op == "updatenode":
+            data = sql_str(node_data.fill(min(lognormal(rng, 128, 1 << 20), 65535)))
+            return [f"UPDATE nodetable SET version=version+1, time={now // 1000}, data={data} WHERE id={node_update.id(rng)};"]
+        if op == "deletenode":
+            return [f"DELETE FROM nodetable WHERE id={1 + rng.randrange(n)};"]
+        raise ValueError(op)
+
+    def pick(rng, table):
+        x = rng.random() * sum(w for _, w in table)
+        for name, w in table:
+            x -= w
+            if x < 0:
+                return name
+        return table[-1][0]
+
+    statements = 0
+    for r in range(requesters):
+        rng = random.Random(1000 + r)
+        with open(os.path.join(out, f"warm{r}.sql"), "w", encoding="latin-1") as f:
+            for i in range(ops):
+                f.write("\n".join(op_sql(rng, pick(rng, READS), r, i)) + "\n")
+        with open(os.path.join(out, f"mix{r}.sql"), "w", encoding="latin-1") as f:
+            for i in range(ops):
+                sql = op_sql(rng, pick(rng, READS + WRITES), r, i)
+                statements += len(sql)
+                f.write("\n".join(sql) + "\n")
+    print(f"{statements / (requesters * ops):.4f}")
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "--requests":
+        requests(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    else:
+        load(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3])
