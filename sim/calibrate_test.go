@@ -190,10 +190,10 @@ func TestMariaDBT6Figures(t *testing.T) {
 		require.Len(t, r.ServerCPU, 12)
 		require.Positive(t, r.LoadWall)
 	}
-	require.Equal(t, []float64{922, 624, 561, 367, 298, 160, 171, 118, 71, 78, 88, 86}, runs[1].Splits)
+	require.Equal(t, []float64{1024, 747, 517, 345, 185, 166, 166, 121, 88, 89, 87, 62}, runs[1].Splits)
 	note := t6MariaDB(runs)
-	require.Contains(t, note, "p0 c/u QPS interval 1 0.61, c QPS last/first 1.74, c splits last/first 0.09, u QPS last/first 1.47;")
-	require.Contains(t, note, "p0 c/u QPS interval 1 0.70, c QPS last/first 1.81, c splits last/first 0.10, u QPS last/first 1.39")
+	require.Contains(t, note, "p0 c/u QPS interval 1 0.85, c QPS last/first 1.67, c splits last/first 0.06, u QPS last/first 1.85;")
+	require.Contains(t, note, "p0 c/u QPS interval 1 0.64, c QPS last/first 1.62, c splits last/first 0.07, u QPS last/first 1.49")
 	require.NotContains(t, t6MariaDB(runs[1:3]), "run 1", "a pair that is not u then c gives nothing")
 
 	bad := mariadbT6Results

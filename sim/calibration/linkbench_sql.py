@@ -17,8 +17,9 @@ The files are latin-1, as LinkBench's tables are: send them with
 With --requests it writes LinkBench's request phase instead (T6): for
 each requester a file of reads only, to warm the pool, and a file of the
 operation mix (research/targets.md §2.4: the mix, Zipf-distributed ids
-over shuffled orders, addlink and deletelink as transactions that also
-update counttable), and prints the statements an operation sends on
+over shuffled orders, id2 drawn as LinkBench's ID2Chooser and zipsim's
+id2Range draw it, addlink and deletelink as transactions that change
+counttable when they add or hide a link), and prints the statements an operation sends on
 average, so that a server's statement rate converts to operations.
 
 Usage: linkbench_sql.py MAXID1 LOADERS OUTDIR
@@ -192,6 +193,11 @@ def requests(maxid1, requesters, ops, out):
     def write_id1(rng):
         return link_write.id(rng) if rng.random() < 0.95 else by_rank[link_write.rank(rng)]
 
+    def id2_range(loaded, p):
+        # LinkBench's ID2Chooser.calcID2Range, as zipsim's id2Range: the
+        # offsets to draw from so that a link exists with probability p.
+        return max(1, math.ceil(loaded / p))
+
     def loaded(id1, t):
         d = degree[id1 - 1]
         return (d + 1) // 2 if t == 0 else d // 2
@@ -212,28 +218,29 @@ def requests(maxid1, requesters, ops, out):
             k = 1
             while k < 128 and rng.random() > 0.382:
                 k += 1
-            span = max(loaded(id1, t), 1)
+            span = id2_range(loaded(id1, t), 0.5)
             id2s = ",".join(str(id1 + rng.randrange(span)) for _ in range(k))
             return [f"SELECT {LINK_COLS} FROM linktable WHERE link_type={typ} AND id1={id1} AND id2 IN ({id2s});"]
         if op in ("addlink", "updatelink"):
             id1 = write_id1(rng)
-            hit = 0.05 if op == "addlink" else 0.9
-            span = loaded(id1, t)
-            id2 = id1 + rng.randrange(span) if span and rng.random() < hit else id1 + span + rng.randrange(1 << 30)
+            id2 = id1 + rng.randrange(id2_range(loaded(id1, t), 0.05 if op == "addlink" else 0.9))
             data = sql_str(link_data.fill(lognormal(rng, 8, 255)))
+            # counttable changes only when the link is new (ROW_COUNT 1).
             return ["BEGIN;",
                     f"INSERT INTO linktable ({LINK_COLS}) VALUES ({id1},{id2},{typ},1,{data},{now},0) "
                     f"ON DUPLICATE KEY UPDATE visibility=1, data=VALUES(data), time=VALUES(time), version=version+1;",
-                    f"INSERT INTO counttable (id,link_type,count,time,version) VALUES ({id1},{typ},1,{now},0) "
+                    "SET @n = ROW_COUNT();",
+                    f"INSERT INTO counttable (id,link_type,count,time,version) SELECT {id1},{typ},1,{now},0 FROM DUAL WHERE @n = 1 "
                     f"ON DUPLICATE KEY UPDATE count=count+1, time=VALUES(time), version=version+1;",
                     "COMMIT;"]
         if op == "deletelink":
             id1 = write_id1(rng)
-            id2 = id1 + rng.randrange(max(loaded(id1, t), 1))
+            id2 = id1 + rng.randrange(id2_range(loaded(id1, t), 0.9))
             where = f"link_type={typ} AND id1={id1} AND id2={id2}"
             return ["BEGIN;", f"SELECT visibility FROM linktable WHERE {where} FOR UPDATE;",
                     f"UPDATE linktable SET visibility=0, time={now} WHERE {where} AND visibility=1;",
-                    f"UPDATE counttable SET count=IF(count>0, count-1, 0), version=version+1 WHERE id={id1} AND link_type={typ};",
+                    "SET @n = ROW_COUNT();",
+                    f"UPDATE counttable SET count=IF(count>0, count-1, 0), version=version+1 WHERE id={id1} AND link_type={typ} AND @n = 1;",
                     "COMMIT;"]
         if op == "addnode":
             data = sql_str(node_data.fill(min(lognormal(rng, 128, 1 << 20), 65535)))

@@ -3,7 +3,8 @@
 # InnoDB on this machine: innodb_page_size=8K, linktable and counttable
 # DYNAMIC (u) or COMPRESSED KEY_BLOCK_SIZE=4 (c), unpartitioned (p1) or
 # 32 partitions by KEY(id1) (p32), nodetable DYNAMIC and unpartitioned, a
-# pool larger than the data. 8 link loaders and 1 node loader, each a
+# pool larger than the data (POOL=15M for T7's IO-bound pool, read with
+# MariaDB's default O_DIRECT). 8 link loaders and 1 node loader, each a
 # mariadb client sending linkbench_sql.py's statements. Prints, per load:
 # wall time, rows/s, the server's CPU a row and the cores it kept busy,
 # INNODB_CMP's compressions, and the waits on the index trees' locks from
@@ -33,7 +34,7 @@ pfs_wait() {
   fi
 }
 rows=$(python3 "$(dirname "$0")/linkbench_sql.py" "$MAXID1" "$LOADERS" "$DIR/sql")
-start 1G
+start "${POOL:-1G}"
 q "select version()"
 cores=$(nproc)
 [ -s "$OUT" ] || printf 'pfs\trepeat\tformat\tpartitions\trows\twall_s\tserver_cpu_s\tcores\tcompress_ops\tcompress_ops_ok\tindex_lock_wait_s\n' > "$OUT"
