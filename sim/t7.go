@@ -119,9 +119,8 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 			out.Notef("%s", t7Partitions32(pair[0], pair[1]))
 		}
 	}
-	for _, l := range []t7Load{cp1, up1} {
-		out.Notef("%s", t7LockDemand(l))
-	}
+	out.Notef("%s", t7ManyCores(cp1, cp32))
+	out.Notef("%s", t7ManyCores(up1, up32))
 	mdb, err := MariaDBT7Figures()
 	if err != nil {
 		return nil, err
@@ -277,19 +276,25 @@ func t7MostHeld(m zipsim.Metrics) (string, time.Duration) {
 	return name, held
 }
 
-// t7LockDemand is the utilisation law for an unpartitioned load on a
-// machine with a core for each of its goroutines (the link loaders and the
-// node loader): loaders that never wait load a row every (CPU a row) ÷ n,
-// and the busiest shared index lock is held (held a row) for each, so they
-// keep it busy n × held ÷ CPU of the time. Only above 1 do they queue for
-// it whatever the cores, the case in which partitions help.
-func t7LockDemand(l t7Load) string {
-	held := t679Ratio(float64(l.held), float64(l.load.Rows))
-	cpu := t679Ratio(float64(l.load.CPU), float64(l.load.Rows))
-	share := t679Ratio(held, cpu)
-	return fmt.Sprintf("%s: its busiest shared index lock, %s, was held exclusively %.2f µs a row, %.1f%% of the %.2f µs of CPU a row; "+
-		"with a core for each, the load's %d goroutines would keep it busy %.0f%% of the time, and the seed's 10 link loaders and node loader %.0f%% (partitions help only above 100%%)",
-		l.name, l.heldName, held/1e3, 100*share, cpu/1e3, t7Loaders+1, 100*float64(t7Loaders+1)*share, 1100*share)
+// t7ManyCores brackets the p32/p1 ratio the same loads would show with a
+// core for each of n goroutines, from p1's busiest shared index lock (held
+// h a row) and the CPU a row of p1 and p32 (c1, c32). Partitioned, the
+// locks are 32 times less busy and a load runs at n ÷ c32. Unpartitioned,
+// if p1's exclusive holds never made a loader wait it runs at n ÷ c1 (the
+// low end, c1 ÷ c32); if each hold stopped every loader, as an exclusive
+// index lock stops the optimistic inserts that hold it shared, a row takes
+// at least h + (c1 − h) ÷ n (the high end, (n·h + c1 − h) ÷ c32). Where
+// between the two a real load lands only a machine with the cores can say.
+func t7ManyCores(p1, p32 t7Load) string {
+	perRow := func(l t7Load, d time.Duration) float64 { return t679Ratio(float64(d), float64(l.load.Rows)) }
+	h, c1, c32 := perRow(p1, p1.held), perRow(p1, p1.load.CPU), perRow(p32, p32.load.CPU)
+	high := func(n float64) float64 { return t679Ratio(n*h+c1-h, c32) }
+	n := float64(t7Loaders + 1)
+	return fmt.Sprintf("%s p32/p1 with a core for each goroutine: between %.2f and %.2f for the load's %.0f, %.2f and %.2f for the seed's 11 (10 link loaders and a node loader); "+
+		"p1's busiest shared index lock, %s, was held exclusively %.2f µs a row, %.1f%% of p1's %.2f µs of CPU a row (p32: %.2f µs); "+
+		"the low end assumes its holds never made a loader wait (as a queue it would be busy %.0f%% of the time), the high end that each stopped every loader",
+		strings.Join(strings.SplitN(p1.name, " ", 3)[:2], " "), t679Ratio(c1, c32), high(n), n, t679Ratio(c1, c32), high(11),
+		p1.heldName, h/1e3, 100*t679Ratio(h, c1), c1/1e3, c32/1e3, 100*n*t679Ratio(h, c1))
 }
 
 // t7Partitions32 splits a p32/p1 load-rate ratio into the share of the
