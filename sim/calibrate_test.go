@@ -190,10 +190,10 @@ func TestMariaDBT6Figures(t *testing.T) {
 		require.Len(t, r.ServerCPU, 12)
 		require.Positive(t, r.LoadWall)
 	}
-	require.Equal(t, []float64{1024, 747, 517, 345, 185, 166, 166, 121, 88, 89, 87, 62}, runs[1].Splits)
+	require.Equal(t, []float64{843, 771, 568, 290, 308, 178, 166, 117, 105, 96, 91, 64}, runs[1].Splits)
 	note := t6MariaDB(runs)
-	require.Contains(t, note, "p0 c/u QPS interval 1 0.85, c QPS last/first 1.67, c splits last/first 0.06, u QPS last/first 1.85;")
-	require.Contains(t, note, "p0 c/u QPS interval 1 0.64, c QPS last/first 1.62, c splits last/first 0.07, u QPS last/first 1.49")
+	require.Contains(t, note, "p0 c/u QPS interval 1 0.54, c QPS last/first 1.98, c splits last/first 0.08, u QPS last/first 1.40;")
+	require.Contains(t, note, "p0 c/u QPS interval 1 0.62, c QPS last/first 1.83, c splits last/first 0.07, u QPS last/first 1.53")
 	require.NotContains(t, t6MariaDB(runs[1:3]), "run 1", "a pair that is not u then c gives nothing")
 
 	bad := mariadbT6Results

@@ -86,12 +86,12 @@ func TestT7Partitions32(t *testing.T) {
 
 func TestT7ManyCores(t *testing.T) {
 	// p1: 1,000 rows on 9 ms of CPU, the busiest lock held 1 ms; p32: 12 ms.
-	// Low end 9/12 = 0.75; high end with 9 cores (9·1 + 9 − 1)/12 = 1.42,
-	// with 11 (11 + 8)/12 = 1.58.
+	// No waits: 9/12 = 0.75; serialised with 9 cores (9·1 + 9 − 1)/12 =
+	// 1.42, with 11 (11 + 8)/12 = 1.58.
 	p1 := t7Load{name: "cached c p1", heldName: "linktable.id1_type", held: time.Millisecond,
 		load: LoadResult{Rows: 1000, CPU: 9 * time.Millisecond}}
 	p32 := t7Load{name: "cached c p32", load: LoadResult{Rows: 1000, CPU: 12 * time.Millisecond}}
-	require.Equal(t, "cached c p32/p1 with a core for each goroutine: between 0.75 and 1.42 for the load's 9, 0.75 and 1.58 for the seed's 11 (10 link loaders and a node loader); "+
-		"p1's busiest shared index lock, linktable.id1_type, was held exclusively 1.00 µs a row, 11.1% of p1's 9.00 µs of CPU a row (p32: 12.00 µs); "+
-		"the low end assumes its holds never made a loader wait (as a queue it would be busy 100% of the time), the high end that each stopped every loader", t7ManyCores(p1, p32))
+	require.Equal(t, "cached c p32/p1 with a core for each goroutine: 0.75 if p1's index-lock holds never made a loader wait; "+
+		"1.42 for the load's 9 goroutines and 1.58 for the seed's 11 (10 link loaders and a node loader) if each hold of its busiest shared index lock stopped every loader, more if other waits add; "+
+		"that lock, linktable.id1_type, was held exclusively 1.00 µs a row, 11.1% of p1's 9.00 µs of CPU a row (p32: 12.00 µs)", t7ManyCores(p1, p32))
 }

@@ -276,25 +276,26 @@ func t7MostHeld(m zipsim.Metrics) (string, time.Duration) {
 	return name, held
 }
 
-// t7ManyCores brackets the p32/p1 ratio the same loads would show with a
-// core for each of n goroutines, from p1's busiest shared index lock (held
-// h a row) and the CPU a row of p1 and p32 (c1, c32). Partitioned, the
-// locks are 32 times less busy and a load runs at n ÷ c32. Unpartitioned,
-// if p1's exclusive holds never made a loader wait it runs at n ÷ c1 (the
-// low end, c1 ÷ c32); if each hold stopped every loader, as an exclusive
-// index lock stops the optimistic inserts that hold it shared, a row takes
-// at least h + (c1 − h) ÷ n (the high end, (n·h + c1 − h) ÷ c32). Where
-// between the two a real load lands only a machine with the cores can say.
+// t7ManyCores gives two reference points for the p32/p1 ratio the same
+// loads would show with a core for each of n goroutines, from p1's busiest
+// shared index lock (held h a row) and the CPU a row of p1 and p32 (c1,
+// c32); partitioned, a load is taken to run at n ÷ c32. If p1's exclusive
+// holds never made a loader wait, p1 runs at n ÷ c1 too: c1 ÷ c32. If each
+// hold stopped every loader with free hand-off, as an exclusive index lock
+// stops the optimistic inserts that hold it shared, a row takes
+// h + (c1 − h) ÷ n: (n·h + c1 − h) ÷ c32, an Amdahl ratio. Neither is a
+// bound: p32's row locks can pull it lower, and the drain of shared
+// holders, wake-ups and the other indexes' holds can push p1 slower still.
 func t7ManyCores(p1, p32 t7Load) string {
 	perRow := func(l t7Load, d time.Duration) float64 { return t679Ratio(float64(d), float64(l.load.Rows)) }
 	h, c1, c32 := perRow(p1, p1.held), perRow(p1, p1.load.CPU), perRow(p32, p32.load.CPU)
-	high := func(n float64) float64 { return t679Ratio(n*h+c1-h, c32) }
+	serial := func(n float64) float64 { return t679Ratio(n*h+c1-h, c32) }
 	n := float64(t7Loaders + 1)
-	return fmt.Sprintf("%s p32/p1 with a core for each goroutine: between %.2f and %.2f for the load's %.0f, %.2f and %.2f for the seed's 11 (10 link loaders and a node loader); "+
-		"p1's busiest shared index lock, %s, was held exclusively %.2f µs a row, %.1f%% of p1's %.2f µs of CPU a row (p32: %.2f µs); "+
-		"the low end assumes its holds never made a loader wait (as a queue it would be busy %.0f%% of the time), the high end that each stopped every loader",
-		strings.Join(strings.SplitN(p1.name, " ", 3)[:2], " "), t679Ratio(c1, c32), high(n), n, t679Ratio(c1, c32), high(11),
-		p1.heldName, h/1e3, 100*t679Ratio(h, c1), c1/1e3, c32/1e3, 100*n*t679Ratio(h, c1))
+	return fmt.Sprintf("%s p32/p1 with a core for each goroutine: %.2f if p1's index-lock holds never made a loader wait; "+
+		"%.2f for the load's %.0f goroutines and %.2f for the seed's 11 (10 link loaders and a node loader) if each hold of its busiest shared index lock stopped every loader, more if other waits add; "+
+		"that lock, %s, was held exclusively %.2f µs a row, %.1f%% of p1's %.2f µs of CPU a row (p32: %.2f µs)",
+		strings.Join(strings.SplitN(p1.name, " ", 3)[:2], " "), t679Ratio(c1, c32), serial(n), n, serial(11),
+		p1.heldName, h/1e3, 100*t679Ratio(h, c1), c1/1e3, c32/1e3)
 }
 
 // t7Partitions32 splits a p32/p1 load-rate ratio into the share of the

@@ -32,9 +32,11 @@ per_op=$(python3 "$here/linkbench_sql.py" --requests "$MAXID1" "$REQUESTERS" "$O
 stat() { q "show global status like '$1'" | cut -f2; }
 splits() { q "select count from information_schema.innodb_metrics where name='index_page_splits'"; }
 clients() { # clients PREFIX: starts one mariadb client per requester file, sets pids
+  # --force: a client goes on after an error (a deadlock), as LinkBench's
+  # requesters do; the errors are counted at the end.
   pids=()
   for r in $(seq 0 $((REQUESTERS - 1))); do
-    mariadb --socket="$SOCK" -uroot --default-character-set=latin1 d < "$DIR/sql/$1$r.sql" >/dev/null 2>&1 & pids+=($!)
+    mariadb --socket="$SOCK" -uroot --default-character-set=latin1 --force d < "$DIR/sql/$1$r.sql" >/dev/null 2>>"$DIR/errors" & pids+=($!)
   done
 }
 for kbs in 0 4; do
@@ -71,5 +73,7 @@ for kbs in 0 4; do
   done
   kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null
   q "select concat('$name size ', sum(data_length + index_length)) from information_schema.tables where table_schema='d'"
+  echo "$name: $(grep -c ERROR "$DIR/errors" 2>/dev/null || echo 0) client errors ($(grep ERROR "$DIR/errors" 2>/dev/null | sed 's/ at line.*//' | sort | uniq -c | sort -rn | head -3 | tr '\n' ';'))"
+  rm -f "$DIR/errors"
   stop
 done
