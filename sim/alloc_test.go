@@ -60,3 +60,46 @@ func TestZeroAllocsSysbench(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroAllocsLinkbenchReads checks that LinkBench's reads (getlinklist
+// with its history pages, getnode, countlink, getlink: 69% of the mix)
+// allocate nothing in steady state, on compressed link and count tables,
+// under the same rules as TestZeroAllocsSysbench. Before scanList made its
+// callback once, each list read allocated it.
+func TestZeroAllocsLinkbenchReads(t *testing.T) {
+	const events = 2000
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	c := lbTestConfig(t, 12, 3000, 2)
+	c.KBS = 8
+	lb, err := newLinkbenchWorkload(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := wlOpenStore(t, c, lb)
+	wlLoad(t, st, lb)
+	w, err := lb.worker(st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []int{lbGetLinkList, lbGetNode, lbCountLink, lbGetLink} {
+		for range 500 {
+			if err := w.do(wlCtx, op); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		for range events {
+			if err := w.do(wlCtx, op); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&m1)
+		name := linkbenchOps[op].name
+		if n := m1.Mallocs - m0.Mallocs; n > events/40 {
+			t.Errorf("%s: %d allocations in %d events (%.3f an event), want at most one in 40", name, n, events, float64(n)/events)
+		}
+		t.Logf("%s: %d allocations in %d events", name, m1.Mallocs-m0.Mallocs, events)
+	}
+}

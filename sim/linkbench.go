@@ -719,6 +719,12 @@ type linkWorker struct {
 	clock    int64          // ms after lbLoadEndMs: one per event
 	tails    []listTail     // lists that filled a page, for history pages
 	rows     int            // rows the current getlinklist or getlink read
+	// listRow is scanList's callback, made once: a closure made per call
+	// escapes into ScanIndex and costs an allocation a list read. It
+	// counts into listN and keeps the last time in listOldest.
+	listRow    func(zipsim.Row) bool
+	listN      int
+	listOldest int64
 }
 
 // listTail is a getlinklist that returned lbListLimit rows: a history page
@@ -743,10 +749,16 @@ func (lb *linkbench) worker(st *zipsim.Store, id int) (*linkWorker, error) {
 		return nil, err
 	}
 	lb.rankIDs()
-	return &linkWorker{
+	w := &linkWorker{
 		lb: lb, t: t, version: cols,
 		r: rand.New(rand.NewPCG(lb.c.Seed^saltLBWorker, uint64(id))),
-	}, nil
+	}
+	w.listRow = func(row zipsim.Row) bool {
+		w.listN++
+		w.listOldest = row[lcTime].Int()
+		return w.listN < lbListLimit
+	}
+	return w, nil
 }
 
 func (w *linkWorker) Next(ctx context.Context, rec Recorder) error {
@@ -863,13 +875,10 @@ func (w *linkWorker) scanList(ctx context.Context, id1, typ, before int64) (n in
 	} else {
 		w.to = append(w.to[:0], zipsim.Int(id1), zipsim.Int(typ), zipsim.Int(2))
 	}
-	err = w.t.link.ScanIndex(ctx, "id1_type", w.from, w.to, true, func(row zipsim.Row) bool {
-		n++
-		oldest = row[lcTime].Int()
-		return n < lbListLimit
-	})
-	w.rows += n
-	return n, oldest, err
+	w.listN, w.listOldest = 0, 0
+	err = w.t.link.ScanIndex(ctx, "id1_type", w.from, w.to, true, w.listRow)
+	w.rows += w.listN
+	return w.listN, w.listOldest, err
 }
 
 // getLink looks up 1..128 id2s of one (id1, type) by primary key
