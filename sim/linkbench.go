@@ -707,11 +707,15 @@ func (lb *linkbench) lockLinks(id1, typ int64) *sync.Mutex {
 
 // linkWorker runs the requests of one goroutine.
 type linkWorker struct {
-	lb       *linkbench
-	t        lbTables
-	r        *rand.Rand
-	row      zipsim.Row // rows written, built from data
-	rd, old  zipsim.Row // rows read
+	lb      *linkbench
+	t       lbTables
+	r       *rand.Rand
+	row     zipsim.Row // rows written, built from data
+	rd, old zipsim.Row // rows read
+	// cnt holds counttable's rows, all integers: read into rd they would
+	// replace the byte buffer of its data column, which the next node or
+	// link read would then allocate again.
+	cnt      zipsim.Row
 	data     []byte
 	id2s     []int64
 	from, to []zipsim.Value
@@ -793,7 +797,7 @@ func (w *linkWorker) do(ctx context.Context, op int) error {
 	case lbCountLink:
 		id1 := lb.linkReadID1(r)
 		var err error
-		w.rd, _, err = w.t.count.Get(ctx, w.rd, zipsim.Int(id1), zipsim.Int(w.linkType()))
+		w.cnt, _, err = w.t.count.Get(ctx, w.cnt, zipsim.Int(id1), zipsim.Int(w.linkType()))
 		return err
 	case lbGetLink:
 		return w.getLink(ctx)
@@ -983,15 +987,15 @@ func (w *linkWorker) deleteLink(ctx context.Context, id1, typ, id2 int64) error 
 // holds the (id1, typ) lock.
 func (w *linkWorker) bumpCount(ctx context.Context, id1, typ, delta int64) error {
 	t := w.t.count
-	row, found, err := t.Get(ctx, w.rd, zipsim.Int(id1), zipsim.Int(typ))
-	w.rd = row
+	row, found, err := t.Get(ctx, w.cnt, zipsim.Int(id1), zipsim.Int(typ))
+	w.cnt = row
 	if err != nil {
 		return err
 	}
 	if !found {
-		w.rd = append(w.rd[:0], zipsim.Int(id1), zipsim.Int(typ), zipsim.Int(max(delta, 0)),
+		w.cnt = append(w.cnt[:0], zipsim.Int(id1), zipsim.Int(typ), zipsim.Int(max(delta, 0)),
 			zipsim.Int(w.now()), zipsim.Int(0))
-		return t.Insert(ctx, w.rd)
+		return t.Insert(ctx, w.cnt)
 	}
 	row[ccCount] = zipsim.Int(max(row[ccCount].Int()+delta, 0))
 	row[ccVersion] = zipsim.Int(row[ccVersion].Int() + 1)
