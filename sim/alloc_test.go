@@ -7,6 +7,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -26,7 +27,6 @@ import (
 // and 11,321, with the collector on, before the write paths stopped
 // allocating).
 func TestZeroAllocsSysbench(t *testing.T) {
-	const events = 2000
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	for _, kbs := range []int{0, 8} {
@@ -40,23 +40,7 @@ func TestZeroAllocsSysbench(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for range 500 {
-				if err := w.Next(ctx, rec); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var m0, m1 runtime.MemStats
-			runtime.ReadMemStats(&m0)
-			for range events {
-				if err := w.Next(ctx, rec); err != nil {
-					t.Fatal(err)
-				}
-			}
-			runtime.ReadMemStats(&m1)
-			if n := m1.Mallocs - m0.Mallocs; n > events/40 {
-				t.Errorf("KBS=%d %s: %d allocations in %d events (%.3f an event), want at most one in 40", kbs, ev, n, events, float64(n)/events)
-			}
-			t.Logf("KBS=%d %s: %d allocations in %d events", kbs, ev, m1.Mallocs-m0.Mallocs, events)
+			requireFewAllocs(t, fmt.Sprintf("KBS=%d %s", kbs, ev), func(int) error { return w.Next(ctx, rec) })
 		}
 	}
 }
@@ -69,7 +53,6 @@ func TestZeroAllocsSysbench(t *testing.T) {
 // before count rows had their own buffer, reads in turn allocated the
 // node and link rows' data again.
 func TestZeroAllocsLinkbenchReads(t *testing.T) {
-	const events = 2000
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	c := lbTestConfig(t, 12, 3000, 2)
@@ -94,26 +77,36 @@ func TestZeroAllocsLinkbenchReads(t *testing.T) {
 			}
 			return w.do(wlCtx, op)
 		}
-		for i := range 500 {
-			if err := do(i); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		for i := range events {
-			if err := do(i); err != nil {
-				t.Fatal(err)
-			}
-		}
-		runtime.ReadMemStats(&m1)
 		name := "in turn"
 		if op >= 0 {
 			name = linkbenchOps[op].name
 		}
-		if n := m1.Mallocs - m0.Mallocs; n > events/40 {
-			t.Errorf("%s: %d allocations in %d events (%.3f an event), want at most one in 40", name, n, events, float64(n)/events)
-		}
-		t.Logf("%s: %d allocations in %d events", name, m1.Mallocs-m0.Mallocs, events)
+		requireFewAllocs(t, name, do)
 	}
+}
+
+// requireFewAllocs runs do 500 times to warm up, then counts the
+// allocations of 2,000 more and fails the test, naming what, if there are
+// more than one in 40. Callers turn the collector off and run on one P.
+func requireFewAllocs(t *testing.T, what string, do func(i int) error) {
+	t.Helper()
+	const warm, events = 500, 2000
+	for i := range warm {
+		if err := do(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	for i := range events {
+		if err := do(warm + i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&m1)
+	n := m1.Mallocs - m0.Mallocs
+	if n > events/40 {
+		t.Errorf("%s: %d allocations in %d events (%.3f an event), want at most one in 40", what, n, events, float64(n)/events)
+	}
+	t.Logf("%s: %d allocations in %d events", what, n, events)
 }
