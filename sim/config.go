@@ -92,6 +92,19 @@ type DocumentConfig struct {
 	SmallDocs float64 `json:"small_docs"` // share of small documents, 0..1
 }
 
+// OldBlocksTimeText writes an OldBlocksTime as InnoDB spells
+// innodb_old_blocks_time: the zero value is the 1s default, a negative one
+// is 0 (none).
+func OldBlocksTimeText(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "1s"
+	case d < 0:
+		return "0"
+	}
+	return d.String()
+}
+
 // Validate checks c and returns it with its defaults filled in. Errors
 // name the knob and what it allows.
 func (c Config) Validate() (Config, error) {

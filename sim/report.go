@@ -203,7 +203,7 @@ func ratio(a, b float64) float64 {
 }
 
 // knobs lists c's knobs as name=value in declaration order, nested
-// workload knobs as workload.knob.
+// workload knobs as workload.knob; old_blocks_time as InnoDB spells it.
 func knobs(c Config) []string {
 	var out []string
 	var walk func(prefix string, v reflect.Value)
@@ -221,6 +221,9 @@ func knobs(c Config) []string {
 				continue
 			}
 			s := fmt.Sprint(fv.Interface())
+			if name == "old_blocks_time" {
+				s = OldBlocksTimeText(time.Duration(fv.Int()))
+			}
 			if s == "" {
 				s = `""`
 			}

@@ -184,3 +184,12 @@ func TestReportBytesStr(t *testing.T) {
 	require.Equal(t, "4.0 MiB", bytesStr(uint64(4<<20)))
 	require.Equal(t, "2048.0 GiB", bytesStr(int64(2<<40)))
 }
+
+// TestReportKnobsOldBlocksTime checks that the report writes
+// innodb_old_blocks_time as InnoDB spells it, not as the Config holds it
+// (its zero value is the 1s default, none is negative).
+func TestReportKnobsOldBlocksTime(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "old_blocks_time=1s", -1: "old_blocks_time=0", 500 * time.Millisecond: "old_blocks_time=500ms"} {
+		require.Contains(t, knobs(Config{OldBlocksTime: d}), want)
+	}
+}

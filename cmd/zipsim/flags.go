@@ -212,13 +212,10 @@ func (v kbsValue) Set(s string) error {
 type oldBlocksTimeValue struct{ p *time.Duration }
 
 func (v oldBlocksTimeValue) String() string {
-	switch {
-	case v.p == nil || *v.p == 0:
-		return "1s"
-	case *v.p < 0:
-		return "0"
+	if v.p == nil {
+		return sim.OldBlocksTimeText(0)
 	}
-	return v.p.String()
+	return sim.OldBlocksTimeText(*v.p)
 }
 
 func (v oldBlocksTimeValue) Set(s string) error {
@@ -293,7 +290,7 @@ var knobs = []knob{
 	{name: "log-compressed-pages", usage: "innodb_log_compressed_pages=ON (MySQL 5.6/5.7): a full modification log does not reorganize the page before the insert", field: func(c *sim.Config) any { return &c.LogCompressedPages }},
 	{name: "no-zlib-reuse", usage: "build codec state afresh per page compression and decompression (zlib_reuse=off)", field: func(c *sim.Config) any { return &c.NoZlibReuse }},
 	{name: "page-cleaner", usage: "run InnoDB's page cleaner: a goroutine that keeps --lru-scan-depth frames free per instance, writing dirty pages from the LRU tail, so fixers seldom write their victims", field: func(c *sim.Config) any { return &c.PageCleaner }},
-	{name: "old-blocks-time", usage: "innodb_old_blocks_time: how long a page read into the old sublist must stay before an access makes it young; 0 is none, 5.1 and 5.5's default (default 1s, 5.6's)", field: func(c *sim.Config) any { return &c.OldBlocksTime },
+	{name: "old-blocks-time", usage: "innodb_old_blocks_time: how long a page read into the old sublist must stay before an access makes it young; 0 is none, 5.1 and 5.5's default, and 1s 5.6's", field: func(c *sim.Config) any { return &c.OldBlocksTime },
 		value: func(c *sim.Config) flag.Value { return oldBlocksTimeValue{&c.OldBlocksTime} }},
 	{name: "compressed-leaf-reserve", usage: "keep 1/16 of compressed clustered leaves free for updates on ordered inserts, as uncompressed ones: InnoDB's rule up to 5.6.10, before MySQL Bug #69140's fix", field: func(c *sim.Config) any { return &c.CompressedLeafReserve }},
 	{name: "lru-scan-depth", usage: "innodb_lru_scan_depth: the first victim scan of unzip_LRU, and the free frames the page cleaner keeps per instance (default 1024)", field: func(c *sim.Config) any { return &c.LRUScanDepth }},
