@@ -371,8 +371,14 @@ func (t *Table) decodeRow(row Row, key, val []byte, ext *blobStore, need []bool)
 
 // oldRow decodes the columns of the stored clustered record (key, old)
 // that secondary indexes hold into w.oldRow, as copies, for working out
-// its secondary entries; off-page ones are read through w.bs.
+// its secondary entries; off-page ones are read through w.bs. A table
+// without secondary indexes decodes nothing: w comes from a pool shared
+// by every table, and decoding a column as a value of another type or as
+// none drops the buffer another table's row left there.
 func (t *Table) oldRow(w *work, key, old []byte) error {
+	if len(t.sch.indexes) == 1 {
+		return nil
+	}
 	w.oldRow = sizeRow(w.oldRow, len(t.sch.cols))
 	return t.decodeRow(w.oldRow, key, old, &w.bs, t.sch.secCols)
 }

@@ -36,7 +36,7 @@ func (ix *Index) Delete(ctx context.Context, key []byte) error {
 	}
 	if !lp.found {
 		lp.g.Release()
-		return ix.errNotFound(key)
+		return ix.errNotFound
 	}
 	size := lp.p.RecSize(lp.slot)
 	err = pageDelete(lp.p, lp.z, lp.slot)
@@ -76,7 +76,7 @@ func (ix *Index) deleteOptimistic(ctx context.Context, key []byte, st stripe.Str
 	p, z := page.IndexPage(g.Frame()), g.Zip()
 	slot, found := p.Search(key, bytes.Compare)
 	if !found {
-		return false, ix.errNotFound(key)
+		return false, ix.errNotFound
 	}
 	size := p.RecSize(slot)
 	if p.PageNo() != ix.root && (p.DataSize()-size < ix.mergeLimit() || p.NRecs() < 2 ||

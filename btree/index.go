@@ -59,6 +59,8 @@ type Index struct {
 	hashPotential atomic.Int32
 	// bulkLoading keeps guesses off the index while BulkLoad builds it.
 	bulkLoading atomic.Bool
+	// ErrDuplicate and ErrNotFound with the index's name, built once.
+	errDuplicate, errNotFound error
 }
 
 // Create allocates the root page of a new, empty index and returns it
@@ -150,6 +152,8 @@ func newIndex(o Options) (*Index, error) {
 		ix.hashPart = h.part(o.Space, o.ID)
 		ix.hashSeed = xxhash.Sum64String(fmt.Sprintf("%d/%d", o.Space, o.ID))
 	}
+	ix.errDuplicate = fmt.Errorf("%w in index %q", ErrDuplicate, o.Name)
+	ix.errNotFound = fmt.Errorf("%w in index %q", ErrNotFound, o.Name)
 	ps := ix.pageSize
 	ix.scratch.New = func() any { b := make([]byte, ps); return &b }
 	return ix, nil

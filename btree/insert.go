@@ -172,7 +172,7 @@ func (ix *Index) insertOptimistic(ctx context.Context, r page.Record, st stripe.
 	p := page.IndexPage(g.Frame())
 	slot, found := p.Search(r.Key, bytes.Compare)
 	if found {
-		return false, ix.errDuplicate(r.Key)
+		return false, ix.errDuplicate
 	}
 	ok, err := ix.leafInsert(p, g.Zip(), slot, r, st)
 	if err != nil || !ok {
@@ -246,7 +246,7 @@ func (ix *Index) insertPessimistic(ctx context.Context, r page.Record, st stripe
 	}
 	if lp.found {
 		lp.g.Release()
-		return false, ix.errDuplicate(r.Key)
+		return false, ix.errDuplicate
 	}
 	// Another thread may have made room since the optimistic try.
 	ok, err := ix.leafInsert(lp.p, lp.z, lp.slot, r, st)
@@ -287,14 +287,6 @@ func (ix *Index) seekLeafX(ctx context.Context, key []byte) (leafPos, error) {
 	lp := leafPos{path: path, g: g, p: page.IndexPage(g.Frame()), z: g.Zip()}
 	lp.slot, lp.found = lp.p.Search(key, bytes.Compare)
 	return lp, nil
-}
-
-func (ix *Index) errDuplicate(key []byte) error {
-	return fmt.Errorf("%w: %x in index %q", ErrDuplicate, key, ix.o.Name)
-}
-
-func (ix *Index) errNotFound(key []byte) error {
-	return fmt.Errorf("%w: %x in index %q", ErrNotFound, key, ix.o.Name)
 }
 
 // path appends to dst the page numbers from the root down to the page at

@@ -31,7 +31,7 @@ func (ix *Index) updateOptimistic(ctx context.Context, r page.Record, st stripe.
 	p, z := page.IndexPage(g.Frame()), g.Zip()
 	slot, found := p.Search(r.Key, bytes.Compare)
 	if !found {
-		return false, ix.errNotFound(r.Key)
+		return false, ix.errNotFound
 	}
 	oldSize, newSize := p.RecSize(slot), recSize(ix.kind, &r)
 	if newSize == oldSize && r.NExt == p.NExt(slot) {
@@ -145,7 +145,7 @@ func (ix *Index) updatePessimistic(ctx context.Context, r page.Record, st stripe
 	}
 	if !lp.found {
 		lp.g.Release()
-		return false, ix.errNotFound(r.Key)
+		return false, ix.errNotFound
 	}
 	oldSize := lp.p.RecSize(lp.slot)
 	err = pageDelete(lp.p, lp.z, lp.slot)

@@ -712,10 +712,11 @@ type linkWorker struct {
 	r       *rand.Rand
 	row     zipsim.Row // rows written, built from data
 	rd, old zipsim.Row // rows read
-	// cnt holds counttable's rows, all integers: read into rd they would
-	// replace the byte buffer of its data column, which the next node or
-	// link read would then allocate again.
-	cnt      zipsim.Row
+	// cnt holds counttable's rows, all integers, and ver updatenode's
+	// read of nodetable's version alone: read into rd they would replace
+	// the byte buffer of its data column, which the next node or link read
+	// would then allocate again.
+	cnt, ver zipsim.Row
 	data     []byte
 	id2s     []int64
 	from, to []zipsim.Value
@@ -1007,8 +1008,8 @@ func (w *linkWorker) bumpCount(ctx context.Context, id1, typ, delta int64) error
 // alone.
 func (w *linkWorker) updateNode(ctx context.Context, id int64) error {
 	t := w.t.node
-	row, found, err := t.GetColumns(ctx, w.rd, w.version, zipsim.Int(id))
-	w.rd = row
+	row, found, err := t.GetColumns(ctx, w.ver, w.version, zipsim.Int(id))
+	w.ver = row
 	if err != nil || !found {
 		return err
 	}
