@@ -113,8 +113,9 @@ func Open(path string, opts Options) (*Store, error) {
 			return nil, errors.Join(err, s.pool.Close())
 		}
 	}
-	// Opening walked every index, reading and verifying every page; a
-	// restarted InnoDB starts with an empty pool, so this one does too.
+	// Opening walked every index, reading and verifying every page and
+	// evicting each after its visit; a restarted InnoDB starts with an
+	// empty pool, so this one does too.
 	s.pool.EvictAll()
 	return s, nil
 }

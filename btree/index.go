@@ -350,7 +350,10 @@ func (ix *Index) View(ctx context.Context, key []byte, fn func(value []byte) err
 }
 
 // walk calls fn on every page, level by level from the root down, each
-// level left to right, with the index lock shared.
+// level left to right, with the index lock shared, and evicts each page
+// after its visit (Pool.Evict): Open's walk reads every page once, and
+// under Legacy locking each compressed read walks past the pages the pool
+// holds.
 func (ix *Index) walk(ctx context.Context, fn func(level int, p page.IndexPage) error) error {
 	ix.lock.RLock()
 	defer ix.lock.RUnlock()
@@ -359,7 +362,8 @@ func (ix *Index) walk(ctx context.Context, fn func(level int, p page.IndexPage) 
 		next := first
 		first = page.FilNull
 		for next != page.FilNull {
-			g, err := ix.fix(ctx, next, bufpool.Shared)
+			no := next
+			g, err := ix.fix(ctx, no, bufpool.Shared)
 			if err != nil {
 				return err
 			}
@@ -370,6 +374,7 @@ func (ix *Index) walk(ctx context.Context, fn func(level int, p page.IndexPage) 
 			err = fn(level, p)
 			next = p.Fil().Next()
 			g.Release()
+			ix.pool.Evict(ix.id(no))
 			if err != nil {
 				return err
 			}

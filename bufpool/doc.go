@@ -82,7 +82,10 @@
 // BUF_REMOVE_ALL_NO_WRITE]. EvictAll empties the pool of clean unpinned
 // pages and restarts the frame-or-page eviction statistics
 // [buf_LRU_stat_t], as a restart leaves InnoDB's pool: zipsim.Open calls
-// it after the walks that verify a reopened store.
+// it after the walks that verify a reopened store. Evict takes one clean
+// unpinned page out [buf_LRU_free_page]: those walks drop each page after
+// its visit, so that under Legacy locking, where each compressed read
+// walks the LRU, they take time linear in the store.
 //
 // # Concurrency
 //

@@ -84,16 +84,7 @@ func pagesOf(p *Pool, space uint32) []PageID {
 // the reads that filled the pool no longer make it look I/O-bound.
 func TestEvictAll(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1000, 0)}
-	p := newPool(t, Options{Bytes: 64 * 16384, Locking: Legacy, Clock: clk.now})
-	testSpace(t, p, 1, 8192)
-	createStamped(t, p, 1, 20)
-	require.NoError(t, p.Flush())
-	pinned, err := p.Fix(ctx, PageID{1, 3}, Shared)
-	require.NoError(t, err)
-	dirty, err := p.Fix(ctx, PageID{1, 5}, Exclusive)
-	require.NoError(t, err)
-	restamp(t, &dirty, 2)
-	dirty.Release()
+	p, pinned := evictSetup(t, Options{Bytes: 64 * 16384, Locking: Legacy, Clock: clk.now})
 	p.stat.io()
 	require.True(t, p.stat.ioBound(clk.now()), "one read, no decompression: I/O-bound")
 
@@ -115,4 +106,63 @@ func TestEvictAll(t *testing.T) {
 	g.Release()
 	require.Equal(t, uint64(1), v)
 	require.Equal(t, uint64(1), p.Stats().Sub(before).Reads, "an evicted page is read again")
+}
+
+// evictSetup makes a pool of o with 20 written pages of 8K zip size in
+// space 1, page 3 pinned (the guard it returns) and page 5 dirty.
+func evictSetup(t *testing.T, o Options) (*Pool, Guard) {
+	t.Helper()
+	p := newPool(t, o)
+	testSpace(t, p, 1, 8192)
+	createStamped(t, p, 1, 20)
+	require.NoError(t, p.Flush())
+	pinned, err := p.Fix(ctx, PageID{1, 3}, Shared)
+	require.NoError(t, err)
+	dirty, err := p.Fix(ctx, PageID{1, 5}, Exclusive)
+	require.NoError(t, err)
+	restamp(t, &dirty, 2)
+	dirty.Release()
+	return p, pinned
+}
+
+// TestEvict checks that Evict frees only a clean, unpinned page, and that
+// a walk evicting each page it read keeps 5.1's read walk at one step,
+// where a walk keeping them walks past every one.
+func TestEvict(t *testing.T) {
+	p, pinned := evictSetup(t, Options{Bytes: 64 * 16384, Locking: Legacy})
+	before := p.Stats()
+	require.False(t, p.Evict(PageID{1, 3}), "pinned")
+	require.False(t, p.Evict(PageID{1, 5}), "dirty")
+	require.True(t, p.Evict(PageID{1, 4}))
+	require.False(t, p.Evict(PageID{1, 4}), "no longer there")
+	require.False(t, p.Evict(PageID{9, 1}), "no such space")
+	require.False(t, p.Contains(PageID{1, 4}))
+	require.True(t, p.Contains(PageID{1, 3}))
+	require.True(t, p.Contains(PageID{1, 5}))
+	require.Equal(t, uint64(1), p.Stats().Sub(before).EvictPage)
+	require.Empty(t, p.Check())
+	pinned.Release()
+	require.NoError(t, p.Flush())
+
+	walk := func(evict bool) (reads, steps uint64) {
+		p.EvictAll()
+		before := p.Stats()
+		for i := uint32(1); i <= 20; i++ {
+			g, err := p.Fix(ctx, PageID{1, i}, Shared)
+			require.NoError(t, err)
+			g.Release()
+			if evict {
+				require.True(t, p.Evict(PageID{1, i}))
+			}
+		}
+		d := p.Stats().Sub(before)
+		return d.ZipCleanReadInserts, d.ZipCleanReadSteps
+	}
+	reads, steps := walk(true)
+	require.Equal(t, uint64(20), reads)
+	require.Equal(t, reads, steps, "each read finds the LRU empty")
+	reads, steps = walk(false)
+	require.Equal(t, uint64(20), reads)
+	require.Greater(t, steps, 4*reads, "each read walks past the pages read before it")
+	require.Empty(t, p.Check())
 }
