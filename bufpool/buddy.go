@@ -185,7 +185,7 @@ func (b *buddy) relocate(q *Page, from, to int32, cls int) bool {
 		return false
 	}
 	defer in.zipMu.Unlock()
-	if q.fix.Load() != 0 || q.zoff != from*buddyUnit {
+	if q.fix.Load() != 0 || q.zunit != from {
 		return false
 	}
 	start := time.Now()
@@ -195,7 +195,7 @@ func (b *buddy) relocate(q *Page, from, to int32, cls int) bool {
 	}
 	q.zipd = moved
 	q.zip = moved.Data()
-	q.zoff = to * buddyUnit
+	q.zunit = to
 	b.owner[to], b.owner[from] = q, nil
 	b.relocated[cls]++
 	b.relocNanos[cls] += uint64(time.Since(start))

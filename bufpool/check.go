@@ -8,8 +8,9 @@ import "fmt"
 // pages with both copies are in unzip_LRU and compressed-only ones are
 // not; frames and pages point at each other; no free frame belongs to a
 // page; every frame is free, a page's, or the buddy allocator's; the
-// buddy's used and free blocks add up to its frames; Legacy's zip_clean
-// holds exactly the clean compressed-only pages.
+// buddy's used and free blocks add up to its frames, and each block in
+// use belongs to a page in the page hash; Legacy's zip_clean holds
+// exactly the clean compressed-only pages.
 //
 // It is safe to call at any time but exact only when no fix, flush or
 // eviction is in flight: a frame between the free list and its page, or a
@@ -87,9 +88,9 @@ func (in *instance) check() []error {
 				fail("page %v has state %d", id, pg.state)
 			}
 			if pg.zip != nil {
-				u := pg.zoff / buddyUnit
-				if pg.zoff < 0 || int(u) >= len(b.owner) || b.owner[u] != pg {
-					fail("page %v's zip block at %d is not registered to it", id, pg.zoff)
+				u := pg.zunit
+				if u < 0 || int(u) >= len(b.owner) || b.owner[u] != pg {
+					fail("page %v's zip block at unit %d is not registered to it", id, u)
 				}
 			}
 		}
@@ -169,9 +170,13 @@ func (in *instance) check() []error {
 			}
 		}
 	}
-	for _, o := range b.owner {
-		if o != nil {
-			owners++
+	for u, o := range b.owner {
+		if o == nil {
+			continue
+		}
+		owners++
+		if in.part(o.id).t.get(o.id) != o || o.zunit != int32(u) {
+			fail("zip block at unit %d is registered to page %v, which is not in the page hash or has its block at unit %d", u, o.id, o.zunit)
 		}
 	}
 	if units != b.frames*b.units {

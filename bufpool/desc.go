@@ -63,7 +63,7 @@ type Page struct {
 	frame *frame    // stateFrame only
 	zip   []byte    // the compressed copy on compressed spaces, a buddy block
 	zipd  page.Zip  // its page_zip_des_t
-	zoff  int32     // the zip block's offset in the instance arena, -1 if none
+	zunit int32     // the zip block's first buddyUnit in the instance arena, -1 if none
 	inst  *instance // the owning instance
 
 	lruNode   lru.Node[*Page] // the common LRU (the Policy)

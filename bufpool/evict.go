@@ -307,7 +307,7 @@ func (in *instance) allocZip(ctx context.Context, pg *Page, st stripe.Stripe) er
 	}
 	// Set under zipFreeMu: a buddy merge reads an owner's block size.
 	b.owner[u] = pg
-	pg.zoff = u * buddyUnit
+	pg.zunit = u
 	pg.zip = b.block(u, cls)
 	in.zipFreeMu.Unlock()
 	if spare != nil {
@@ -326,12 +326,12 @@ func (in *instance) freeZip(pg *Page) {
 	}
 	b := &in.buddy
 	in.zipFreeMu.Lock()
-	if pg.zoff < 0 {
+	if pg.zunit < 0 {
 		in.zipFreeMu.Unlock()
 		return
 	}
-	f := b.free(pg.zoff/buddyUnit, b.classOf(len(pg.zip)))
-	pg.zoff, pg.zip = -1, nil
+	f := b.free(pg.zunit, b.classOf(len(pg.zip)))
+	pg.zunit, pg.zip = -1, nil
 	in.zipFreeMu.Unlock()
 	if f != nil {
 		in.pushFree(f)

@@ -146,7 +146,7 @@ func (in *instance) allocDesc() *Page {
 	}
 	p.nextFree = nil
 	p.inst = in
-	p.zoff = -1
+	p.zunit = -1
 	p.lruNode.Value, p.unzipNode.Value, p.cleanNode.Value = p, p, p
 	return p
 }
