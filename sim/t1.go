@@ -403,7 +403,7 @@ func runT1(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	case rl <= 0.25 && rs < 0.4:
 		out.Notef("legacy c/u %.2f is in its band, but split's is %.2f and CPU per transaction alone bounds c/u at %.2f: the low ratio comes from inflating, not from the legacy mutex", rl, rs, cpuBound)
 	case rl > 0.25 && math.Abs(rl-cpuBound) <= 0.1*cpuBound:
-		out.Notef("legacy c/u %.2f, as split's %.2f, sits at the CPU bound %.2f: inflating sets both, and the legacy LRU_list_mutex is held %.1f%% of the wall time; the seed's 150x (its c at 7%% CPU) came from threads queued on that mutex while a holder walked zip_clean in O(N) (MySQL Bug #61341) as its 24 GB pool filled, a fill that never ended in its 30-minute run; this pool fills inside the warm-up, and after it the walk is %.1f nodes (%.1f for reads, in %d frames); BENCHMARKS.md, T1, measures the fill of a 226,000-frame pool",
+		out.Notef("legacy c/u %.2f, as split's %.2f, sits at the CPU bound %.2f: inflating sets both, and the legacy LRU_list_mutex is held %.1f%% of the wall time; the seed's 150x (its c at 7%% CPU) came from threads queued on that mutex while a holder walked zip_clean in O(N) (MySQL Bug #61341) in a 24 GB pool; the walk grows with the pool: this one fills inside the warm-up and after it the walk is %.1f nodes (%.1f for reads, in %d frames), against tens of thousands at 226,000 frames (BENCHMARKS.md, T1)",
 			rl, rs, cpuBound, 100*busy, cl.Metrics.Pool.ZipCleanWalkMean(), cl.Metrics.Pool.ZipCleanReadWalkMean(), cl.Metrics.Pool.Frames)
 	}
 	{
