@@ -90,9 +90,9 @@ func TestBuddyMergeAndRelocate(t *testing.T) {
 	require.Nil(t, b.free(pages[33].zunit, 3)) // 16 free again
 	require.Equal(t, 16, b.count[3])
 	moved := pages[35] // buddy of pages[34]
-	oldOff := moved.zunit
+	oldUnit := moved.zunit
 	require.NotNil(t, b.free(pages[34].zunit, 3), "relocation then merge frees the frame")
-	require.NotEqual(t, oldOff, moved.zunit, "the page moved")
+	require.NotEqual(t, oldUnit, moved.zunit, "the page moved")
 	require.Equal(t, bytes.Repeat([]byte{35}, 8192), moved.zip, "with its bytes")
 	require.Equal(t, moved, b.owner[moved.zunit])
 	require.Equal(t, uint64(1), b.relocated[3])
