@@ -95,6 +95,9 @@ const (
 	// need a frame for the page and one carved into zip blocks, and a few
 	// more must be free for eviction to make progress.
 	MinFramesPerInstance = 8
+	// MaxInstanceBytes bounds an instance: a zip block is found by its
+	// 1 KiB unit in the instance's arena, an int32.
+	MaxInstanceBytes = (1<<31 - 1) * buddyUnit
 )
 
 // Options configure a Pool. The zero value is a 128 MiB pool of 16 KiB
@@ -186,6 +189,10 @@ func (o Options) withDefaults() (Options, error) {
 	if per := frames / int64(o.Instances); per < MinFramesPerInstance {
 		return o, fmt.Errorf("bufpool: %d bytes give %d frames of %d bytes over %d instances, %d each; each instance needs at least %d: give the pool at least %d bytes or fewer instances",
 			o.Bytes, frames, o.PageSize, o.Instances, per, MinFramesPerInstance, int64(MinFramesPerInstance*o.Instances*o.PageSize))
+	}
+	if per := o.Bytes / int64(o.Instances); per > MaxInstanceBytes {
+		return o, fmt.Errorf("bufpool: %d bytes over %d instances give %d bytes an instance; an instance holds at most %d (2 TiB): use more instances",
+			o.Bytes, o.Instances, per, int64(MaxInstanceBytes))
 	}
 	if o.Locking > Global {
 		return o, fmt.Errorf("bufpool: unknown locking %d: use Split, Legacy or Global", o.Locking)

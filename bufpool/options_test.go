@@ -40,6 +40,7 @@ func TestOptionsDefaultsAndErrors(t *testing.T) {
 		{Options{Bytes: 64 * 16384, Instances: 16}, "fewer instances"},
 		{Options{Instances: 65}, "1..64"},
 		{Options{Bytes: -1}, "negative"},
+		{Options{Bytes: 3 << 40, Instances: 1}, "at most 2199023254528 (2 TiB): use more instances"},
 		{Options{Locking: 7}, "Split, Legacy or Global"},
 		{Options{Frames: 5}, "Arena or PerMiss"},
 		{Options{LRUScanDepth: -3}, "LRUScanDepth"},
