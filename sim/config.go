@@ -60,6 +60,10 @@ type Config struct {
 	// Server.
 	StatementCPU time.Duration `json:"statement_cpu"` // CPU spent after each operation outside the engine (a MySQL server's SQL layer); 0 means none
 	RowCPU       time.Duration `json:"row_cpu"`       // and per row a range or multiget reads (handler calls, sending); 0 means none
+	// LoadRowCPU is spent after each row a load inserts: a multi-row
+	// INSERT's parsing and handler calls, and the transaction, undo and
+	// redo work zipsim's engine does not model. 0 means none.
+	LoadRowCPU time.Duration `json:"load_row_cpu"`
 
 	// Workloads.
 	Sysbench  SysbenchConfig  `json:"sysbench"`
@@ -230,6 +234,9 @@ func (c Config) Validate() (Config, error) {
 	}
 	if c.RowCPU < 0 || c.RowCPU > time.Millisecond {
 		return c, fmt.Errorf("row_cpu %v: use 0 (none) up to 1ms", c.RowCPU)
+	}
+	if c.LoadRowCPU < 0 || c.LoadRowCPU > time.Millisecond {
+		return c, fmt.Errorf("load_row_cpu %v: use 0 (none) up to 1ms", c.LoadRowCPU)
 	}
 	if c.MergeThreshold < 0 || c.MergeThreshold > 50 {
 		return c, fmt.Errorf("merge_threshold %d: use 1..50, or 0 for 50", c.MergeThreshold)

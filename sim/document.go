@@ -136,6 +136,7 @@ func (d *document) Load(ctx context.Context, st *zipsim.Store, progress func(row
 		row      zipsim.Row
 		html, sh []byte
 		pending  int64
+		server   = newServerCPU(0, d.c.LoadRowCPU)
 	)
 	for id := int64(1); id <= d.docs; id++ {
 		html = g.Text(html[:0], g.HTMLLen())
@@ -146,6 +147,7 @@ func (d *document) Load(ctx context.Context, st *zipsim.Store, progress func(row
 		if err := upsert(ctx, t, row); err != nil {
 			return fmt.Errorf("document: load: %w", err)
 		}
+		server.spendRows(1)
 		if pending++; pending == documentBatch {
 			if progress != nil {
 				progress(pending)

@@ -544,12 +544,14 @@ func (lb *linkbench) loadLinks(ctx context.Context, t lbTables, next *atomic.Int
 		pending int64
 		counts  []zipsim.Row
 		nCounts int
+		server  = newServerCPU(0, lb.c.LoadRowCPU)
 	)
 	flushCounts := func() error {
 		for _, c := range counts[:nCounts] {
 			if err := upsert(ctx, t.count, c); err != nil {
 				return err
 			}
+			server.spendRows(1)
 		}
 		if nCounts > 0 {
 			progress(int64(nCounts))
@@ -585,6 +587,7 @@ func (lb *linkbench) loadLinks(ctx context.Context, t lbTables, next *atomic.Int
 					if err := upsert(ctx, t.link, row); err != nil {
 						return err
 					}
+					server.spendRows(1)
 					if pending++; pending == lbLoadBatch {
 						progress(pending)
 						pending = 0
@@ -620,6 +623,7 @@ func (lb *linkbench) loadNodes(ctx context.Context, t *zipsim.Table, progress fu
 		row     zipsim.Row
 		data    []byte
 		pending int64
+		server  = newServerCPU(0, lb.c.LoadRowCPU)
 	)
 	for id := int64(1); id <= lb.n; id++ {
 		data = lb.nodePayload(r, data)
@@ -628,6 +632,7 @@ func (lb *linkbench) loadNodes(ctx context.Context, t *zipsim.Table, progress fu
 		if err := upsert(ctx, t, row); err != nil {
 			return err
 		}
+		server.spendRows(1)
 		if pending++; pending == lbLoadBatch {
 			progress(pending)
 			pending = 0

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/zipsim/zipsim"
 )
 
 func TestServerCPURounds(t *testing.T) {
@@ -61,4 +62,40 @@ func TestRunServerCPU(t *testing.T) {
 	require.ErrorContains(t, err, "statement_cpu -1µs")
 	_, err = Config{RowCPU: 2 * time.Millisecond}.Validate()
 	require.ErrorContains(t, err, "row_cpu 2ms: use 0 (none) up to 1ms")
+}
+
+func TestLoadRowCPU(t *testing.T) {
+	// Every workload's load spends LoadRowCPU after each row it inserts:
+	// the load's CPU grows by at least a quarter of rows × LoadRowCPU.
+	const per = 100 * time.Microsecond
+	load := func(cfg Config) LoadResult {
+		cfg, err := cfg.Validate()
+		require.NoError(t, err)
+		w, err := New(cfg)
+		require.NoError(t, err)
+		opts, err := cfg.StoreOptions(w.DataBytes())
+		require.NoError(t, err)
+		st, err := zipsim.Open("", opts)
+		require.NoError(t, err)
+		defer st.Close()
+		lr, err := Prepare(context.Background(), cfg, st, w, nil)
+		require.NoError(t, err)
+		return lr
+	}
+	for _, cfg := range []Config{
+		{Workload: "sysbench", Seed: 1, KBS: 8, Threads: 2, Sysbench: SysbenchConfig{Tables: 2, Rows: 300}},
+		{Workload: "linkbench", Seed: 1, KBS: 8, Threads: 2, Linkbench: LinkbenchConfig{MaxID1: 200}},
+		{Workload: "document", Seed: 1, Document: DocumentConfig{Docs: 300}},
+	} {
+		t.Run("workload="+cfg.Workload, func(t *testing.T) {
+			base := load(cfg)
+			cfg.LoadRowCPU = per
+			spent := load(cfg)
+			require.Equal(t, base.Rows, spent.Rows)
+			require.GreaterOrEqual(t, spent.CPU-base.CPU, time.Duration(spent.Rows)*per/4,
+				"%d rows: CPU %v without, %v with", spent.Rows, base.CPU, spent.CPU)
+		})
+	}
+	_, err := Config{LoadRowCPU: -time.Microsecond}.Validate()
+	require.ErrorContains(t, err, "load_row_cpu -1µs: use 0 (none) up to 1ms")
 }

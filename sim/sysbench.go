@@ -246,6 +246,7 @@ func (s *sysbench) loadTable(ctx context.Context, t *zipsim.Table, i int, progre
 	var g sbGen
 	row := make(zipsim.Row, 4)
 	pending := int64(0)
+	server := newServerCPU(0, s.c.LoadRowCPU)
 	for id := int64(1); id <= s.rows; id++ {
 		if s.legacy() {
 			row[1], row[2], row[3] = zipsim.Int(0), zipsim.Bytes(legacyCBytes), zipsim.Bytes(legacyPadBytes)
@@ -256,6 +257,7 @@ func (s *sysbench) loadTable(ctx context.Context, t *zipsim.Table, i int, progre
 		if err := t.Insert(ctx, row); err != nil {
 			return fmt.Errorf("sysbench: load %s: %w", t.Name(), err)
 		}
+		server.spendRows(1)
 		if pending++; pending == sbLoadBatch || id == s.rows {
 			if progress != nil {
 				progress(pending)
