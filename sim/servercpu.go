@@ -11,7 +11,8 @@ import (
 
 // serverCPU spends the CPU a MySQL server spends outside the storage
 // engine: per statement (parsing, optimizing, the handler calls) and per
-// row a range or multiget reads (handler calls, sending the row).
+// row a range or multiget reads (handler calls, sending the row) or a
+// load inserts (Config.LoadRowCPU).
 // zipsim's workloads call the engine directly, so without it a cached
 // point select costs 3-5 µs of CPU where MariaDB spends 12-13 µs in the
 // same shape (sim/calibration/mariadb_t4.sh), and every engine cost (a
@@ -50,7 +51,8 @@ func (s *serverCPU) spend() {
 	}
 }
 
-// spendRows burns the CPU of n rows read by a range or multiget.
+// spendRows burns the CPU of n rows, read by a range or multiget or
+// inserted by a load.
 func (s *serverCPU) spendRows(n int) {
 	if s.rowRounds == 0 {
 		return

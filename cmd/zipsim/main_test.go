@@ -264,6 +264,9 @@ func TestPrepareRunInspectCheck(t *testing.T) {
 	r = exe(t, dir, "run", "--data", "data", "--kbs", "4", "--quiet")
 	require.Equal(t, 2, r.code, r.stderr)
 	require.Contains(t, r.stderr, "--kbs 4 (prepared with 8)")
+	r = exe(t, dir, "run", "--data", "data", "--load-row-cpu", "4us", "--quiet")
+	require.Equal(t, 2, r.code, r.stderr)
+	require.Contains(t, r.stderr, "--load-row-cpu is spent by a load, and run --data data loads nothing")
 	mustRun(t, dir, "run", "--data", "data", "--kbs", "8", "--page-size", "16K", "--codec", "zlib", "--rows", "2000",
 		"--duration", "1s", "--out", "out2", "--plots", "none", "--quiet")
 

@@ -236,6 +236,9 @@ func readPrepared(dir string) (*prepared, error) {
 // line with another value than p's is a bad-usage error.
 func mergePrepared(cf *configFlags, dir string, p *prepared) (sim.Config, error) {
 	set := setFlags(cf.fs)
+	if set["load-row-cpu"] {
+		return cf.cfg, usagef("--load-row-cpu is spent by a load, and run --data %s loads nothing: give it to zipsim prepare", dir)
+	}
 	given := cf.cfg
 	// Validate a copy to compare like with like (defaults filled in).
 	gv, _ := given.Validate()
