@@ -30,8 +30,9 @@
 // plain work, holding no latch (servercpu.go); T1, T4 and T5 spend the
 // amounts MariaDB spent in T1's and T4's shapes, so that their throughput
 // ratios weigh engine costs as a server does. Config.LoadRowCPU does the
-// same for each row a load inserts; T7 spends MariaDB's load CPU a row in
-// its shape less zipsim's. The default is none.
+// same for each row a load inserts; T2 and T7 spend MariaDB's load CPU a
+// row in their shapes less zipsim's, and compress with InnoDB's codec
+// (loadCodec). The default is none.
 //
 // The scenarios run their seeds' engines: every one but T5 uses InnoDB's
 // plugin-line latches (seedLatches), T5 compares them with the 5.1

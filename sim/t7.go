@@ -26,18 +26,14 @@ const (
 	t7CachedRatio = 1.5
 	// t7CachedRepeats is how often each cached load runs.
 	t7CachedRepeats = 3
-	// t7Codec is InnoDB's compressor: czlib writes C zlib's bytes, 1.27×
-	// slower than C zlib 1.2.13 on czlib's 13 KB sysbench page (201 against
-	// 158 µs, BenchmarkCompress and Python's zlib, 2026-12-01), where
-	// klauspost's zlib:6 is 2.5× faster (64 µs). With klauspost a
-	// compressed row cost zipsim 4.4 µs of CPU where MariaDB spends 17, and
-	// with the server layer below c/u p1 rose above its band (0.73) where
-	// MariaDB's is 0.38–0.41.
-	t7Codec = "czlib:6"
 	// t7LoadRowCPU is the server layer's CPU per row a load inserts:
 	// MariaDB's CPU a row for u p1 in this shape (6.3–6.6 µs,
-	// MariaDBT7Figures) less zipsim's engine's (2.0–2.1 µs a row with
-	// none, 2026-12-01). Fitted on u p1 alone; u p32 and c are predictions.
+	// MariaDBT7Figures; the two repeats that ran performance_schema, left
+	// out, were faster throughout: u 5.3–5.4, c 16.4–16.7) less zipsim's engine's (2.03–2.06 µs a
+	// row with none, 2026-12-01). Fitted on u p1 alone; u p32 and c are
+	// predictions. With klauspost's codec (loadCodec says why not) c spent
+	// 8.4 µs a row where MariaDB spends 17, and c/u p1 rose above its band
+	// (0.73) where MariaDB's is 0.38–0.41.
 	t7LoadRowCPU = 4500 * time.Nanosecond
 )
 
@@ -95,7 +91,7 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		return nil, err
 	}
 	noReuse := cached
-	noReuse.KBS, noReuse.Codec, noReuse.NoZlibReuse = t6KBS, t7Codec, true
+	noReuse.KBS, noReuse.Codec, noReuse.NoZlibReuse = t6KBS, loadCodec, true
 	var noReuseAll []float64
 	for range t7CachedRepeats {
 		o.logf("cached c p1, zlib_reuse=off: loading")
@@ -114,9 +110,9 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	out.Check("index-lock wait share c-p1 / u-p1 (cached)", t679Ratio(cp1.idxShare, up1.idxShare), AtLeast(3))
 	out.Check("c load p1 zlib_reuse=on/off (cached)", t679Ratio(cp1.rowsPerSec, slices.Max(noReuseAll)), AtLeast(1.1))
 	out.Notef("linkbench maxid1=%d (%d rows, %.1f MiB uncompressed), %d link loaders + 1 node loader (wait shares are over these 9 goroutines); "+
-		"p1 is unpartitioned, p32 is %d hash partitions by id1; %d KiB pages, c is COMPRESSED KBS=%d (link and count tables), as in seed 004, with codec %s (C zlib's bytes, within 1.3× of its speed); change buffer on and %s latches (Config.Latches), as 5.6/5.7 ran; "+
+		"p1 is unpartitioned, p32 is %d hash partitions by id1; %d KiB pages, c is COMPRESSED KBS=%d (link and count tables), as in seed 004, with codec %s (C zlib's deflate, within 1.3× of its speed); change buffer on and %s latches (Config.Latches), as 5.6/5.7 ran; "+
 		"each row inserted spends %v of modelled server layer (Config.LoadRowCPU): MariaDB's CPU a row for u p1 in this shape less zipsim's engine's",
-		t7MaxID1, up1.load.Rows, float64(up1.load.DataBytes)/(1<<20), t7Loaders, t7Partitions, t6PageSize/1024, t6KBS, t7Codec, seedLatches, t7LoadRowCPU)
+		t7MaxID1, up1.load.Rows, float64(up1.load.DataBytes)/(1<<20), t7Loaders, t7Partitions, t6PageSize/1024, t6KBS, loadCodec, seedLatches, t7LoadRowCPU)
 	out.Notef("cached: pool %.1f × data, no IO, each load run %d times in turn and the fastest kept (rows/s u p1 %s; u p32 %s; c p1 %s; c p32 %s); "+
 		"IO-bound: pool 0.15 × data, IO 100µs per page read and write (sleeping), the page cleaner keeping %d frames free, one load each",
 		t7CachedRatio, t7CachedRepeats, t679Fmt(cachedAll[0], "%.0f"), t679Fmt(cachedAll[1], "%.0f"), t679Fmt(cachedAll[2], "%.0f"), t679Fmt(cachedAll[3], "%.0f"), io.LRUScanDepth)
@@ -165,7 +161,7 @@ func t7Loads(ctx context.Context, o ScenarioOptions, base Config, label string, 
 				cfg := base
 				cfg.KBS, cfg.Partitions = kbs, parts
 				if kbs != 0 {
-					cfg.Codec = t7Codec
+					cfg.Codec = loadCodec
 				}
 				l := t7Load{c: kbs != 0, partitions: max(parts, 1)}
 				l.name = fmt.Sprintf("%s %s p%d", label, map[bool]string{false: "u", true: "c"}[l.c], l.partitions)
