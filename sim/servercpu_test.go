@@ -66,10 +66,12 @@ func TestRunServerCPU(t *testing.T) {
 
 func TestLoadRowCPU(t *testing.T) {
 	// Every workload's load spends LoadRowCPU after each row it inserts:
-	// the load's CPU grows by rows × LoadRowCPU (1.03–1.19 times it in
-	// runs here), less a margin for noise. It catches a load whose main
-	// insert path spends nothing; linkbench's count and node rows, 3% of
-	// its rows at this size, are below its resolution.
+	// the load's CPU grows by rows × LoadRowCPU (1.03–1.19 times it when
+	// run alone here). The bound is half of that: under -race beside other
+	// packages' tests the base load's CPU varies by tens of milliseconds
+	// (0.69 of it once, 600 sysbench rows over a 371 ms base). It catches
+	// a load whose main insert path spends nothing; linkbench's count and
+	// node rows, 3% of its rows at this size, are below its resolution.
 	const per = 200 * time.Microsecond
 	load := func(cfg Config) LoadResult {
 		cfg, err := cfg.Validate()
@@ -95,7 +97,7 @@ func TestLoadRowCPU(t *testing.T) {
 			cfg.LoadRowCPU = per
 			spent := load(cfg)
 			require.Equal(t, base.Rows, spent.Rows)
-			require.GreaterOrEqual(t, spent.CPU-base.CPU, time.Duration(spent.Rows)*per*17/20,
+			require.GreaterOrEqual(t, spent.CPU-base.CPU, time.Duration(spent.Rows)*per/2,
 				"%d rows: CPU %v without, %v with", spent.Rows, base.CPU, spent.CPU)
 		})
 	}
