@@ -246,9 +246,9 @@ func runT2(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 			cZipSplits += x.BTree.LeafSplitsZip
 		}
 	}
-	why := "a full 16 KiB sysbench leaf deflates to just under 8 KiB, so KBS=8 leaves split where uncompressed ones do, for space, as 5.1's update reserve applies to compressed leaves too (Config.CompressedLeafReserve)"
+	why := "a 16 KiB sysbench leaf filled to 5.1's update reserve (15/16, Config.CompressedLeafReserve) deflates to just under 8 KiB, so KBS=8 leaves split where uncompressed ones do, for space"
 	if 2*cZipSplits > cLeaves {
-		why = "most KBS=8 leaves split after a failed compression, a little short of where uncompressed ones split: a nearly full 16 KiB sysbench leaf deflates to about 8 KiB, and whether it fits turns on the codec's bytes"
+		why = "most KBS=8 leaves came from splits after a failed compression, a little short of where uncompressed ones split: a 16 KiB sysbench leaf filled to 5.1's update reserve (15/16, Config.CompressedLeafReserve) deflates to about 8 KiB, and whether it fits turns on the codec's bytes"
 	}
 	out.Notef("clustered leaves: uncompressed %d, KBS=8 %d (%.1f and %.1f rows a leaf), %d KBS=8 leaf splits compression-caused: %s",
 		uLeaves, cLeaves, float64(m.u.res.Rows)/float64(uLeaves), float64(m.c.res.Rows)/float64(cLeaves), cZipSplits, why)
