@@ -147,11 +147,11 @@ const seedLatches = "plugin"
 // than C zlib on czlib's 13 KB sysbench page (201 against 158 µs:
 // BenchmarkCompress, and Python's zlib, which is C zlib 1.2.13 here, with
 // the same parameters; 2026-12-01), where klauspost's zlib:6, the default,
-// is 2.5× faster (64 µs). The other scenarios still run the default. Moving
-// them changes their pages' sizes and compression CPU under checks
-// recorded with klauspost, and five more checks missed when every scenario
-// ran czlib (BENCHMARKS.md, "The server layer"); each needs examining
-// before they move.
+// is 2.5× faster (64 µs). The other scenarios still run the default,
+// which is not InnoDB's codec, and four of their passing checks rest on
+// it: with czlib everywhere T1's split, T3's size, T8's QPS and T9's
+// zlib_reuse checks missed (BENCHMARKS.md, "The server layer"). Moving
+// them, with each of those examined, is the next step.
 const loadCodec = "czlib:6"
 
 // engine51 sets the rules of the 5.1 InnoDB plugin and XtraDB, which seeds
