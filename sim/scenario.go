@@ -142,8 +142,10 @@ const seedLatches = "plugin"
 
 // loadCodec is InnoDB's compressor, for the scenarios that weigh a load's
 // compression CPU against a fitted server layer's (T2, T7): czlib writes
-// C zlib 1.2.13's bytes (with windowBits 14 whatever innodb_page_size is,
-// where InnoDB uses 13 for 8 KiB pages and 12 for 4 KiB), 1.27× slower
+// the bytes C zlib 1.2.13 writes for page_zip_compress's deflateInit2
+// (page0zip.cc) at level 6 and memLevel 9, with windowBits 14 whatever
+// innodb_page_size is (InnoDB passes the page size's shift: 13 for 8 KiB
+// pages, 12 for 4 KiB), 1.27× slower
 // than C zlib on czlib's 13 KB sysbench page (201 against 158 µs:
 // BenchmarkCompress, and Python's zlib, which is C zlib 1.2.13 here, with
 // the same parameters; 2026-12-01), where klauspost's zlib:6, the default,

@@ -29,11 +29,11 @@ const (
 	// t7LoadRowCPU is the server layer's CPU per row a load inserts:
 	// MariaDB's CPU a row for u p1 in this shape (6.3–6.6 µs,
 	// MariaDBT7Figures; the two repeats that ran performance_schema, left
-	// out, were faster throughout: u 5.3–5.4, c 16.4–16.7) less zipsim's engine's (2.03–2.06 µs a
-	// row with none, 2026-12-01). Fitted on u p1 alone; u p32 and c are
-	// predictions. With klauspost's codec (loadCodec says why not) c spent
-	// 8.4 µs a row where MariaDB spends 17, and c/u p1 rose above its band
-	// (0.73) where MariaDB's is 0.38–0.41.
+	// out, were faster throughout: u 5.3–5.4, c 16.4–16.7) less zipsim's
+	// engine's (2.03–2.06 µs a row with none, 2026-12-01). Fitted on u p1
+	// alone; u p32 and c are predictions. With klauspost's codec, not
+	// InnoDB's (loadCodec), c spent 8.4 µs a row where MariaDB spends 17,
+	// and c/u p1 rose above its band (0.73) where MariaDB's is 0.38–0.41.
 	t7LoadRowCPU = 4500 * time.Nanosecond
 )
 
@@ -136,7 +136,7 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		return nil, err
 	}
 	out.Notef("%s", t7MariaDB(mdb))
-	out.Notef("cached c p1 with zlib_reuse=off (codec state built per call: czlib's encoder, about 320 KiB, per page compression, as upstream InnoDB's ~292 KiB malloc; the inflater per decompression): rows/s %s, fastest kept",
+	out.Notef("cached c p1 with zlib_reuse=off (codec state built per call: czlib's encoder, about 320 KiB, per page compression, about the size of upstream InnoDB's ~292 KiB malloc; the inflater per decompression): rows/s %s, fastest kept",
 		t679Fmt(noReuseAll, "%.0f"))
 	if o.Out != "" {
 		path := filepath.Join(o.Out, "t7.png")
