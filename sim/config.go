@@ -61,8 +61,12 @@ type Config struct {
 	StatementCPU time.Duration `json:"statement_cpu"` // CPU spent after each operation outside the engine (a MySQL server's SQL layer); 0 means none
 	RowCPU       time.Duration `json:"row_cpu"`       // and per row a range or multiget reads (handler calls, sending); 0 means none
 	// LoadRowCPU is spent after each row a load inserts: a multi-row
-	// INSERT's parsing and handler calls, and the transaction, undo and
-	// redo work zipsim's engine does not model. 0 means none.
+	// INSERT's parsing and handler calls [ha_innobase::write_row's
+	// callers], and InnoDB's work a row that zipsim's engine does not
+	// model: the transaction, the undo record on an undo page
+	// [trx_undo_report_row_operation] and the redo it logs [mtr_commit,
+	// log_write_low]. zipsim's undo is an in-memory statement log
+	// (undo.go). 0 means none.
 	LoadRowCPU time.Duration `json:"load_row_cpu"`
 
 	// Workloads.
