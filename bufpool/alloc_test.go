@@ -105,17 +105,28 @@ func TestZeroAllocsPerMiss(t *testing.T) {
 			p := benchPool(t, Options{Bytes: int64(c.frames) * 16384, Frames: PerMiss}, 0, c.pages)
 			warm(t, p, c.pages)
 			r := rand.New(rand.NewPCG(5, 6))
-			before := p.Stats()
-			var m0, m1 runtime.MemStats
-			runtime.ReadMemStats(&m0)
-			for range 500 {
-				fixRelease(t, p, r, c.pages)
+			run := func() (d Stats, allocs, bytes uint64) {
+				before := p.Stats()
+				var m0, m1 runtime.MemStats
+				runtime.ReadMemStats(&m0)
+				for range 500 {
+					fixRelease(t, p, r, c.pages)
+				}
+				runtime.ReadMemStats(&m1)
+				d = p.Stats().Sub(before)
+				allocs, bytes = m1.Mallocs-m0.Mallocs, m1.TotalAlloc-m0.TotalAlloc
+				t.Logf("%d fixes, %d reads: %d allocations, %d bytes", d.Gets, d.Reads, allocs, bytes)
+				return d, allocs, bytes
 			}
-			runtime.ReadMemStats(&m1)
-			d := p.Stats().Sub(before)
-			allocs, bytes := m1.Mallocs-m0.Mallocs, m1.TotalAlloc-m0.TotalAlloc
-			t.Logf("%d fixes, %d reads: %d allocations, %d bytes", d.Gets, d.Reads, allocs, bytes)
+			d, allocs, bytes := run()
 			if c.kind == "hit" {
+				// MemStats counts the whole process: a goroutine left by an
+				// earlier test once allocated 16 bytes inside the 500 hits
+				// (CI, 2026-12-01). Hits that allocated would do so in every
+				// try; up to three tries must show one without any.
+				for try := 1; try < 3 && allocs != 0; try++ {
+					_, allocs, _ = run()
+				}
 				require.Zero(t, allocs)
 				return
 			}
