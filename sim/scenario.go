@@ -140,21 +140,21 @@ func (o *Outcome) WriteText(w io.Writer) error {
 // SX lock and its TTASEventMutex policy are not modelled.
 const seedLatches = "plugin"
 
-// loadCodec is InnoDB's compressor, for the scenarios that weigh a load's
-// compression CPU against a fitted server layer's (T2, T7): czlib writes
-// the bytes C zlib 1.2.13 writes for page_zip_compress's deflateInit2
-// (page0zip.cc) at level 6 and memLevel 9, with windowBits 14 whatever
-// innodb_page_size is (InnoDB passes the page size's shift: 13 for 8 KiB
-// pages, 12 for 4 KiB), 1.27× slower
-// than C zlib on czlib's 13 KB sysbench page (201 against 158 µs:
-// BenchmarkCompress, and Python's zlib, which is C zlib 1.2.13 here, with
-// the same parameters; 2026-12-01), where klauspost's zlib:6, the default,
-// is 2.5× faster (64 µs). The other scenarios still run the default,
-// which is not InnoDB's codec, and four of their passing checks rest on
-// it: with czlib everywhere T1's split, T3's size, T8's QPS and T9's
-// zlib_reuse checks missed (BENCHMARKS.md, "The server layer"). Moving
-// them, with each of those examined, is the next step.
-const loadCodec = "czlib:6"
+// seedCodec is InnoDB's compressor, which every scenario's compressed and
+// transparent arms run: czlib writes the bytes C zlib 1.2.13 writes for
+// page_zip_compress's deflateInit2 (page0zip.cc) at level 6 and memLevel
+// 9, with windowBits 14 whatever innodb_page_size is (InnoDB passes the
+// page size's shift: 13 for 8 KiB pages, 12 for 4 KiB; 5.7's transparent
+// compression calls compress2, windowBits 15 and memLevel 8, in
+// os_file_compress_page), 1.27× slower than C zlib on czlib's 13 KB
+// sysbench page (201 against 158 µs: BenchmarkCompress, and Python's
+// zlib, which is C zlib 1.2.13 here, with the same parameters;
+// 2026-12-01). klauspost's zlib:6, the library's default, is 2.5× faster
+// (64 µs) and writes other streams, so a scenario run with it weighs
+// compression at 40% of InnoDB's cost. Inflates run klauspost's inflater
+// whatever wrote the stream, 1.7–1.8× slower than C zlib's
+// (BENCHMARKS.md, "The server layer").
+const seedCodec = "czlib:6"
 
 // engine51 sets the rules of the 5.1 InnoDB plugin and XtraDB, which seeds
 // 000 (T1, T2) and 003 (T5) ran, where later versions changed them:

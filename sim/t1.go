@@ -289,7 +289,7 @@ func runT1(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	})
 	uc, cc := base, base
 	uc.RowFormat = "dynamic"
-	cc.RowFormat, cc.KBS = "compressed", t1KBS
+	cc.RowFormat, cc.KBS, cc.Codec = "compressed", t1KBS, seedCodec
 	o.logf("loading %d tables x %d rows uncompressed and at KBS=%d", t1Tables, t1Rows, t1KBS)
 	ud, err := t145Prepare(ctx, uc, filepath.Join(tmp, "u"))
 	if err != nil {
@@ -355,8 +355,8 @@ func runT1(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 
 	out.Notef("each statement spends %v and each row a range reads %v of modelled server-layer CPU (Config.StatementCPU, RowCPU), so that a u transaction costs about what MariaDB's does in this shape (below)", t4StatementCPU, t1RowCPU)
 	out.Notef("ratios are medians over %d rounds of the ratio within a round (the arms of a round ran back to back); the lines below give each arm's median round", t1Rounds)
-	out.Notef("u working set (clustered indexes) %.1f MiB, c %.1f MiB (%.2f of u); tight pool %.1f MiB, control %.1f MiB, 1 instance under legacy (5.1 had one pool) and %d under split; %s latches (Config.Latches), as XtraDB 5.1 had, and %s; GOMAXPROCS %d",
-		t145MiB(uws), t145MiB(cws), t145Ratio(float64(cws), float64(uws)), t145MiB(pools["tight"]), t145MiB(pools["control"]), t1Inst, seedLatches, engine51Note, cl.Header.GOMAXPROCS)
+	out.Notef("u working set (clustered indexes) %.1f MiB, c %.1f MiB (%.2f of u); tight pool %.1f MiB, control %.1f MiB, 1 instance under legacy (5.1 had one pool) and %d under split; c compressed with %s (InnoDB's deflate); %s latches (Config.Latches), as XtraDB 5.1 had, and %s; GOMAXPROCS %d",
+		t145MiB(uws), t145MiB(cws), t145Ratio(float64(cws), float64(uws)), t145MiB(pools["tight"]), t145MiB(pools["control"]), t1Inst, seedCodec, seedLatches, engine51Note, cl.Header.GOMAXPROCS)
 	out.Notef("load: u %.2fs, c %.2fs; c compress ops %d (%.1f%% failed)", ud.load.Wall.Seconds(), cd.load.Wall.Seconds(),
 		cd.load.Metrics.Pool.CMP.Total().CompressOps, cd.load.Metrics.Pool.CMP.Total().FailurePct())
 	out.Notef("CPU util is the process's CPU / (wall x GOMAXPROCS); the machine is shared, so the band's raw \"CPU util <= 70%%\" is judged against the u run of the same pool and locking (raw: legacy c %.0f%%, legacy u %.0f%%)",

@@ -28,7 +28,7 @@ import (
 // longer than u, about 33 times the 22.5 µs a row compression costs
 // MariaDB here, so its compressed load waited longer too. Each row spends
 // a fitted server layer and c compresses with InnoDB's codec
-// (t2LoadRowCPU, loadCodec), so that a cached row costs about what
+// (t2LoadRowCPU, seedCodec), so that a cached row costs about what
 // MariaDB's does here.
 func init() {
 	register(Scenario{
@@ -89,7 +89,7 @@ func t2Config(rf string, rows int) Config {
 		Sysbench: SysbenchConfig{Tables: t2Tables, Rows: rows},
 	})
 	if rf == "compressed" {
-		c.KBS, c.Codec = 8, loadCodec
+		c.KBS, c.Codec = 8, seedCodec
 	}
 	return c
 }
@@ -221,7 +221,7 @@ func runT2(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	out.Notef("load: %d tables × %d rows, %d loader threads (table i to thread (i−1) mod %d), in-memory store, %s latches (Config.Latches), as XtraDB 5.1 had, and %s, fastest of %d loads each; the checks use the seed's pool, the cached loads are context",
 		t2Tables, t2Rows, t2Threads, t2Threads, seedLatches, engine51Note, t2Repeats)
 	out.Notef("KBS=8 compresses with codec %s (C zlib's deflate, within 1.3× of its speed), and each row loaded spends %v of modelled server layer (Config.LoadRowCPU): MariaDB's CPU a row for the cached u prepare in this shape less zipsim's engine's",
-		loadCodec, t2LoadRowCPU)
+		seedCodec, t2LoadRowCPU)
 	for _, x := range []t2Measured{m, cm} {
 		t2Notes(out, x)
 	}

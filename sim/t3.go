@@ -51,8 +51,12 @@ var t3Formats = []t3Format{
 }
 
 func t3Config(f t3Format, docs int) Config {
-	return Config{Workload: "document", Seed: 1, Threads: 1, Events: 1, RowFormat: f.rf, KBS: f.kbs, Latches: seedLatches,
+	c := Config{Workload: "document", Seed: 1, Threads: 1, Events: 1, RowFormat: f.rf, KBS: f.kbs, Latches: seedLatches,
 		Document: DocumentConfig{Docs: docs}}
+	if f.kbs != 0 {
+		c.Codec = seedCodec
+	}
+	return c
 }
 
 // t3Store opens an in-memory store for cfg with pool bytes and, when lat
@@ -201,7 +205,7 @@ func runT3(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	out.Check("reads per PK lookup COMPACT/COMPRESSED(8K)", m.readRatio, AtLeast(5))
 
 	kib := func(b int64) int64 { return b >> 10 }
-	out.Notef("%d documents of seed 001's document_queries (html median 64 KiB, short_html median 2 KiB), loaded in id order by one thread (%s latches, Config.Latches); sizes are pages handed out × page size (zip size when compressed), from Table.Space", m.docs, seedLatches)
+	out.Notef("%d documents of seed 001's document_queries (html median 64 KiB, short_html median 2 KiB), loaded in id order by one thread (%s latches, Config.Latches), the compressed formats with %s (InnoDB's deflate, for B-tree pages and off-page values alike); sizes are pages handed out × page size (zip size when compressed), from Table.Space", m.docs, seedLatches, seedCodec)
 	for _, f := range t3Formats {
 		u := m.use[f.name]
 		out.Notef("%-7s total %7d KiB: clustered %6d KiB, secondary %4d KiB, off-page %7d KiB in %d values (%d KiB stored, %d KiB unused tails); load %.2fs",

@@ -84,7 +84,7 @@ func runT4(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 			Sysbench: SysbenchConfig{Tables: t4Tables, Rows: t4Rows, Dist: "uniform", Event: "oltp_point_select"},
 		}
 		cc, uc := base, base
-		cc.RowFormat, cc.KBS = "compressed", ps/2/1024
+		cc.RowFormat, cc.KBS, cc.Codec = "compressed", ps/2/1024, seedCodec
 		uc.RowFormat = "dynamic"
 		o.logf("page %dK: loading %d tables x %d rows compressed (KBS=%d) and uncompressed", ps/1024, t4Tables, t4Rows, cc.KBS)
 		cd, err := t145Prepare(ctx, cc, filepath.Join(tmp, fmt.Sprintf("c%d", ps)))
@@ -151,7 +151,7 @@ func runT4(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	t145Check(out, "u QPS(4K)/QPS(16K)", ur[2], Within(0.85, 1.25))
 	cs, us := t4Spread(cr), t4Spread(ur)
 	t145Check(out, "c spread / u spread (spread = max/min-1)", t145Ratio(cs, us), AtLeast(2))
-	out.Notef("%d threads, %s latches (Config.Latches), as 5.6 had", t4Threads, seedLatches)
+	out.Notef("%d threads, %s latches (Config.Latches), as 5.6 had; c compressed with %s (InnoDB's deflate)", t4Threads, seedLatches, seedCodec)
 	out.Notef("QPS relative to 16K, median of %d rounds' ratios, 16K/8K/4K: c %.2f/%.2f/%.2f, u %.2f/%.2f/%.2f; spread (max/min - 1): c %.2f, u %.2f",
 		t4Rounds, cr[0], cr[1], cr[2], ur[0], ur[1], ur[2], cs, us)
 	for _, ps := range pages {

@@ -128,7 +128,7 @@ func runT5(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 			if kbs == 0 {
 				cfg.RowFormat = "dynamic"
 			} else {
-				cfg.RowFormat, cfg.KBS = "compressed", kbs
+				cfg.RowFormat, cfg.KBS, cfg.Codec = "compressed", kbs, seedCodec
 			}
 			cfg, err := cfg.Validate()
 			if err != nil {
@@ -236,7 +236,7 @@ func runT5(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		gm[1] += math.Log(sg(k, rw))
 	}
 	n := float64(len(kbss) - 1)
-	out.Notef("each statement spends %v and each row a range reads %v of modelled server-layer CPU (Config.StatementCPU, RowCPU), MariaDB's in T1's and T4's shapes on this project's machine; every arm runs %s", t4StatementCPU, t1RowCPU, engine51Note)
+	out.Notef("each statement spends %v and each row a range reads %v of modelled server-layer CPU (Config.StatementCPU, RowCPU), MariaDB's in T1's and T4's shapes on this project's machine; every arm runs %s; c arms compress with %s (InnoDB's deflate)", t4StatementCPU, t1RowCPU, engine51Note, seedCodec)
 	out.Notef("lock=global is the 5.1 builtin engine: bufpool Global (pool-wide mutexes, the pool mutex on every page fix) with builtin latches (every shared latch enters the latch's own mutex; waits spin 20 rounds, then sleep in one sync array); lock=sharded is the targets' stand-in for the plugin: Split with %d instances and the plugin's latches (one atomic word per rw-lock; waits spin 30 rounds with PAUSE, then sleep in the sync array); the 5.1.47 plugin still took one pool mutex on every page get, which the third arm (global with the plugin's latches) keeps; every store runs the adaptive hash index with one btr_search_latch, as 5.1 did; c sharded/global geometric mean over KBS 16..1: RO %.3f, RW %.3f",
 		t5Inst, math.Exp(gm[0]/n), math.Exp(gm[1]/n))
 	// The two halves of the builtin's cost, on the uncompressed table.

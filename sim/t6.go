@@ -249,6 +249,9 @@ func runT6(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	for _, v := range []struct{ kbs, mt int }{{0, 0}, {t6KBS, 0}, {0, t6ThrashFreeMT}} {
 		cfg := base
 		cfg.KBS, cfg.MergeThreshold = v.kbs, v.mt
+		if v.kbs != 0 {
+			cfg.Codec = seedCodec
+		}
 		r, err := t6One(ctx, o, cfg)
 		if err != nil {
 			return nil, err
@@ -261,10 +264,10 @@ func runT6(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	out.Check("c QPS last/first interval", t679Ratio(c.qps[t6N-1], c.qps[0]), AtLeast(1.5))
 	out.Check("c splits/interval last/first", t679Ratio(c.splits[t6N-1], c.splits[0]), AtMost(0.5))
 	out.Check("u QPS last/first interval", t679Ratio(u.qps[t6N-1], u.qps[0]), Within(0.85, 1.15))
-	out.Notef("linkbench maxid1=%d (%d rows), %d loaders, then %d requesters; %d KiB pages as in seed 004, c is link and count tables at KBS=%d (2×); "+
+	out.Notef("linkbench maxid1=%d (%d rows), %d loaders, then %d requesters; %d KiB pages as in seed 004, c is link and count tables at KBS=%d (2×) compressed with %s (InnoDB's deflate); "+
 		"pool 0.15 × %.1f MiB of data with the page cleaner keeping %d frames free and the change buffer on and %s latches (Config.Latches), as 5.6/5.7 ran, IO %v per page read and write (sleeping); "+
 		"%v of read-only requests warm the pool (no page changes), then %d intervals of %v of LinkBench's mix",
-		t6MaxID1, u.load.Rows, t6Loaders, t6Threads, t6PageSize/1024, t6KBS, float64(u.load.DataBytes)/(1<<20), base.LRUScanDepth, base.Latches, base.IOLatency, t6Warm, t6N, t6Interval)
+		t6MaxID1, u.load.Rows, t6Loaders, t6Threads, t6PageSize/1024, t6KBS, seedCodec, float64(u.load.DataBytes)/(1<<20), base.LRUScanDepth, base.Latches, base.IOLatency, t6Warm, t6N, t6Interval)
 	for _, r := range runs[:2] {
 		out.Notef("%s: load %.1fs; QPS by interval %s", r.name, r.load.Wall.Seconds(), t679Fmt(r.qps, "%.0f"))
 		out.Notef("%s: splits (link+count tables) by interval %s, of them compression-caused %s; merges %s",

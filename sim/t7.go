@@ -32,7 +32,7 @@ const (
 	// out, were faster throughout: u 5.3–5.4, c 16.4–16.7) less zipsim's
 	// engine's (2.03–2.06 µs a row with none, 2026-12-01). Fitted on u p1
 	// alone; u p32 and c are predictions. With klauspost's codec, not
-	// InnoDB's (loadCodec), c spent 8.4 µs a row where MariaDB spends 17,
+	// InnoDB's (seedCodec), c spent 8.4 µs a row where MariaDB spends 17,
 	// and c/u p1 rose above its band (0.73) where MariaDB's is 0.38–0.41.
 	t7LoadRowCPU = 4500 * time.Nanosecond
 )
@@ -91,7 +91,7 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		return nil, err
 	}
 	noReuse := cached
-	noReuse.KBS, noReuse.Codec, noReuse.NoZlibReuse = t6KBS, loadCodec, true
+	noReuse.KBS, noReuse.Codec, noReuse.NoZlibReuse = t6KBS, seedCodec, true
 	var noReuseAll []float64
 	for range t7CachedRepeats {
 		o.logf("cached c p1, zlib_reuse=off: loading")
@@ -112,7 +112,7 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	out.Notef("linkbench maxid1=%d (%d rows, %.1f MiB uncompressed), %d link loaders + 1 node loader (wait shares are over these 9 goroutines); "+
 		"p1 is unpartitioned, p32 is %d hash partitions by id1; %d KiB pages, c is COMPRESSED KBS=%d (link and count tables), as in seed 004, with codec %s (C zlib's deflate, within 1.3× of its speed); change buffer on and %s latches (Config.Latches), as 5.6/5.7 ran; "+
 		"each row inserted spends %v of modelled server layer (Config.LoadRowCPU): MariaDB's CPU a row for u p1 in this shape less zipsim's engine's",
-		t7MaxID1, up1.load.Rows, float64(up1.load.DataBytes)/(1<<20), t7Loaders, t7Partitions, t6PageSize/1024, t6KBS, loadCodec, seedLatches, t7LoadRowCPU)
+		t7MaxID1, up1.load.Rows, float64(up1.load.DataBytes)/(1<<20), t7Loaders, t7Partitions, t6PageSize/1024, t6KBS, seedCodec, seedLatches, t7LoadRowCPU)
 	out.Notef("cached: pool %.1f × data, no IO, each load run %d times in turn and the fastest kept (rows/s u p1 %s; u p32 %s; c p1 %s; c p32 %s); "+
 		"IO-bound: pool 0.15 × data, IO 100µs per page read and write (sleeping), the page cleaner keeping %d frames free, one load each",
 		t7CachedRatio, t7CachedRepeats, t679Fmt(cachedAll[0], "%.0f"), t679Fmt(cachedAll[1], "%.0f"), t679Fmt(cachedAll[2], "%.0f"), t679Fmt(cachedAll[3], "%.0f"), io.LRUScanDepth)
@@ -161,7 +161,7 @@ func t7Loads(ctx context.Context, o ScenarioOptions, base Config, label string, 
 				cfg := base
 				cfg.KBS, cfg.Partitions = kbs, parts
 				if kbs != 0 {
-					cfg.Codec = loadCodec
+					cfg.Codec = seedCodec
 				}
 				l := t7Load{c: kbs != 0, partitions: max(parts, 1)}
 				l.name = fmt.Sprintf("%s %s p%d", label, map[bool]string{false: "u", true: "c"}[l.c], l.partitions)

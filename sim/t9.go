@@ -75,7 +75,7 @@ func runT9(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	}
 	defer os.RemoveAll(dir)
 	cfg, err := Config{
-		Workload: "linkbench", Seed: 9, Threads: t9Threads, KBS: 8, PoolRatio: 0.25, Latches: seedLatches,
+		Workload: "linkbench", Seed: 9, Threads: t9Threads, KBS: 8, Codec: seedCodec, PoolRatio: 0.25, Latches: seedLatches,
 		Warmup: t9Warmup, Duration: t9Duration, ReportInterval: t9Interval,
 		Linkbench: LinkbenchConfig{MaxID1: t9MaxID1, Loaders: 4},
 	}.Validate()
@@ -134,9 +134,9 @@ func runT9(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	out.Check("per-miss GC CPU share", perMiss.rep.Memory.GCCPUFraction, AtLeast(0.05))
 	out.Check("arena (peak RSS − RSS before the store) / cache", (float64(arena.rep.Memory.PeakRSS)-float64(arena.pre.rss))/pool, AtMost(1.15))
 	out.Check("zlib_reuse=off / on throughput (arena, two runs each)", qps(res[2], res[4])/qps(res[0], res[3]), AtMost(0.8))
-	out.Notef("linkbench maxid1=%d (%d rows, %.0f MiB uncompressed), link and count tables COMPRESSED KBS=8 on files, loaded once in %.1fs; each mode reopens them: "+
+	out.Notef("linkbench maxid1=%d (%d rows, %.0f MiB uncompressed), link and count tables COMPRESSED KBS=8 with %s (InnoDB's deflate) on files, loaded once in %.1fs; each mode reopens them: "+
 		"%d requesters (LinkBench's mix, %.0f%% reads) for %v after %v of warm-up from a cold pool, the first mode after %v of unmeasured requests on the loaded store, no IO latency; cache (buffer pool) %.1f MiB = 0.25 × data, %d frames of 16 KiB",
-		t9MaxID1, load.Rows, float64(load.DataBytes)/(1<<20), load.Wall.Seconds(), t9Threads, t9ReadPct(), t9Duration, t9Warmup, t9Settle, pool/(1<<20), int(pool)/16384)
+		t9MaxID1, load.Rows, float64(load.DataBytes)/(1<<20), seedCodec, load.Wall.Seconds(), t9Threads, t9ReadPct(), t9Duration, t9Warmup, t9Settle, pool/(1<<20), int(pool)/16384)
 	for _, r := range res {
 		rep := r.rep
 		cmp := rep.Metrics.Pool.CMP.Total()
