@@ -477,6 +477,53 @@ func MariaDBT7Figures() ([]MariaDBT7Run, error) {
 	return out, err
 }
 
+//go:embed calibration/mariadb-10.11.14-t8.tsv
+var mariadbT8Results []byte
+
+// MariaDBT8Run is one mode's run of sim/calibration/mariadb_t8.sh:
+// LinkBench on MariaDB 10.11.14 in T8's shape (maxid1 400,000, 2 link
+// loaders and a node loader, then 2 requesters for 8 s after 2 s, 16 KiB
+// pages, link and count tables in 32 partitions, a 65 MiB pool with
+// O_DIRECT reads), the tables uncompressed ("u"), page-compressed
+// ("transparent") or COMPRESSED KBS=8 ("old").
+type MariaDBT8Run struct {
+	Repeat            int
+	Mode              string
+	LoadWall, LoadCPU time.Duration // create, load and flush; the server's CPU over them
+	Window            time.Duration // the measured requests
+	QPS               float64       // LinkBench operations a second in the window
+	RequestCPU        time.Duration // the server's CPU over the window
+	ReadsPerOp        float64       // Innodb_buffer_pool_reads an operation
+	// CompressOps, CompressOpsOK and UncompressOps are INNODB_CMP's over
+	// the run; PageCompressed is Innodb_num_pages_page_compressed.
+	CompressOps, CompressOpsOK, UncompressOps, PageCompressed int64
+	ApparentBytes, AllocatedBytes                             int64 // the link and count tables' files
+	StatementsPerOp, UncompressPerOp                          float64
+}
+
+// CPUPerOp is the server's CPU an operation over the window.
+func (r MariaDBT8Run) CPUPerOp() time.Duration {
+	ops := r.QPS * r.Window.Seconds()
+	if ops <= 0 {
+		return 0
+	}
+	return time.Duration(float64(r.RequestCPU) / ops)
+}
+
+// MariaDBT8Figures returns what mariadb_t8.sh measured on this project's
+// 2-core machine on 2026-12-01, in the script's order.
+func MariaDBT8Figures() ([]MariaDBT8Run, error) {
+	var out []MariaDBT8Run
+	sec := func(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
+	err := tsvRows(bytes.NewReader(mariadbT8Results), "MariaDB T8 results", 16, func(t *tsvRow) {
+		out = append(out, MariaDBT8Run{Repeat: int(t.int(0)), Mode: t.f[1], LoadWall: sec(t.float(2)), LoadCPU: sec(t.float(3)),
+			Window: sec(t.float(4)), QPS: t.float(5), RequestCPU: sec(t.float(6)), ReadsPerOp: t.float(7),
+			CompressOps: t.int(8), CompressOpsOK: t.int(9), UncompressOps: t.int(10), PageCompressed: t.int(11),
+			ApparentBytes: t.int(12), AllocatedBytes: t.int(13), StatementsPerOp: t.float(14), UncompressPerOp: t.float(15)})
+	})
+	return out, err
+}
+
 // tsvRow is one line of a recorded table: its fields, and the first field
 // that did not parse.
 type tsvRow struct {

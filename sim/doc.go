@@ -19,8 +19,9 @@
 // calibration script does, and MariaDBFigures holds what that script
 // measured on real InnoDB (MariaDB 10.11.14, sim/calibration), so that
 // `zipsim calibrate` can print the two side by side. MariaDBT1Figures,
-// MariaDBT4Figures, MariaDBT6Figures and MariaDBT7Figures hold what
-// mariadb_t1.sh, mariadb_t4.sh, mariadb_t6.sh and mariadb_t7.sh measured
+// MariaDBT4Figures, MariaDBT6Figures, MariaDBT7Figures and MariaDBT8Figures
+// hold what mariadb_t1.sh, mariadb_t4.sh, mariadb_t6.sh, mariadb_t7.sh and
+// mariadb_t8.sh measured
 // in those targets' own shapes, which the scenarios print beside their
 // ratios.
 //
@@ -31,8 +32,14 @@
 // amounts MariaDB spent in T1's and T4's shapes, so that their throughput
 // ratios weigh engine costs as a server does. Config.LoadRowCPU does the
 // same for each row a load inserts; T2 and T7 spend MariaDB's load CPU a
-// row in their shapes less zipsim's, and compress with InnoDB's codec
-// (loadCodec). The default is none.
+// row in their shapes less zipsim's. T8 spends MariaDB's CPU a LinkBench
+// request in its shape less zipsim's, once per operation, and runs with
+// twice as many Ps as cores, so that the kernel, not Go's run queue,
+// shares the cores between requesters and the page cleaner's writers, as
+// it does between InnoDB's threads. The default is none.
+//
+// Every scenario compresses with InnoDB's codec (seedCodec: czlib, C
+// zlib's deflate), not the library's faster default.
 //
 // The scenarios run their seeds' engines: every one but T5 uses InnoDB's
 // plugin-line latches (seedLatches), T5 compares them with the 5.1

@@ -4,7 +4,8 @@
 # with $SERVER_FLAGS added (also to the bootstrap, where options such as
 # innodb_page_size must be set); stop shuts it down; q runs one query;
 # cpu is the server's utime+stime in clock ticks (CLK ticks a second),
-# unz INNODB_CMP's decompressions, reads Innodb_buffer_pool_reads.
+# unz INNODB_CMP's decompressions, reads Innodb_buffer_pool_reads, status NAME
+# a global status variable.
 SOCK=$DIR/mysqld.sock
 start() {
   if [ "${2:-1}" = 1 ]; then
@@ -26,4 +27,5 @@ q() { mariadb --socket="$SOCK" -uroot -N -B -e "$1"; }
 CLK=$(getconf CLK_TCK)
 cpu() { awk '{print $14+$15}' "/proc/$(cat "$DIR/pid")/stat"; }
 unz() { q "select sum(uncompress_ops) from information_schema.innodb_cmp"; }
-reads() { q "show global status like 'Innodb_buffer_pool_reads'" | cut -f2; }
+status() { q "show global status like '$1'" | cut -f2; }
+reads() { status Innodb_buffer_pool_reads; }

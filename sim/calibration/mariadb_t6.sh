@@ -29,7 +29,6 @@ here=$(dirname "$0")
 python3 "$here/linkbench_sql.py" "$MAXID1" "$LOADERS" "$DIR/sql" >/dev/null
 per_op=$(python3 "$here/linkbench_sql.py" --requests "$MAXID1" "$REQUESTERS" "$OPS" "$DIR/sql")
 [ -s "$OUT" ] || printf 'format\tinterval\tseconds\tstatements\tops_per_s\tsplits\tpool_reads\tserver_cpu_s\n' > "$OUT"
-stat() { q "show global status like '$1'" | cut -f2; }
 splits() { q "select count from information_schema.innodb_metrics where name='index_page_splits'"; }
 clients() { # clients PREFIX: starts one mariadb client per requester file, sets pids
   # --force: a client goes on after an error (a deadlock), as LinkBench's
@@ -56,13 +55,13 @@ for kbs in 0 4; do
   mariadb --socket="$SOCK" -uroot --default-character-set=latin1 d < "$DIR/sql/node.sql" & lp+=($!)
   wait "${lp[@]}"
   t1=$(date +%s.%N)
-  printf '%s\tload\t%s\t0\t0\t%s\t%s\t0\n' "$name" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$(splits)" "$(stat Innodb_buffer_pool_reads)" >> "$OUT"
+  printf '%s\tload\t%s\t0\t0\t%s\t%s\t0\n' "$name" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$(splits)" "$(status Innodb_buffer_pool_reads)" >> "$OUT"
   clients warm
   sleep "$WARM"
   kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null
   clients mix
   for i in $(seq 0 12); do
-    now=$(date +%s.%N); qs=$(stat Questions); sp=$(splits); rd=$(stat Innodb_buffer_pool_reads); c=$(cpu)
+    now=$(date +%s.%N); qs=$(status Questions); sp=$(splits); rd=$(status Innodb_buffer_pool_reads); c=$(cpu)
     if [ "$i" -gt 0 ]; then
       awk -v n="$name" -v i="$i" -v a="$prev" -v b="$now" -v q0="$pq" -v q1="$qs" -v per="$per_op" -v s0="$psp" -v s1="$sp" \
         -v r0="$prd" -v r1="$rd" -v c0="$pc" -v c1="$c" -v clk="$CLK" 'BEGIN {

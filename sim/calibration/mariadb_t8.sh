@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Real-InnoDB anchor for T8: LinkBench's load and its request mix in T8's
+# shape on MariaDB's InnoDB on this machine, with page compression
+# (PAGE_COMPRESSED=1, MariaDB's punched-hole compression, compressed in
+# the flushing thread as 5.7's transparent compression is) against
+# ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8, and DYNAMIC without compression
+# (u, which calibrates T8's server layer): 16 KiB pages, linktable and
+# counttable in 32 partitions by KEY(id1) and KEY(id), nodetable DYNAMIC
+# and unpartitioned, a pool of POOL (T8: 0.25 of the uncompressed data)
+# with O_DIRECT reads from this machine's disk, zlib at level 6 in both.
+# 2 link loaders and a node loader load linkbench_sql.py's rows, and the
+# load ends when the pool holds no dirty page (T8 times Create + Load +
+# Flush); then 2 requesters (mariadb clients) send LinkBench's mix for
+# WARM seconds unmeasured and DURATION seconds measured. Appends to OUT,
+# per repeat and mode: the load's seconds and the server's CPU over it;
+# the measured window's seconds, operations a second in it (the server's
+# statements over the mix's statements an operation) and the server's CPU
+# over it; pool reads an operation; INNODB_CMP's compressions and
+# decompressions over the run; the pages page compression wrote; the
+# link and count tables' files' apparent and allocated bytes; the mix's
+# statements an operation; INNODB_CMP's decompressions an operation.
+# Needs: apt-get install mariadb-server python3.
+# Usage: mariadb_t8.sh MAXID1 POOL REPEATS OUT
+#        (env: WARM=2 DURATION=8 OPS=60000 MODES="u transparent old")
+set -u
+MAXID1=${1:?maxid1}
+POOL=${2:?pool size}
+REPEATS=${3:?repeats}
+OUT=${4:?output file}
+WARM=${WARM:-2}
+DURATION=${DURATION:-8}
+OPS=${OPS:-60000}
+MODES=${MODES:-u transparent old}
+LOADERS=2
+REQUESTERS=2
+DIR=${DIR:-$(mktemp -d -t zipsim-t8.XXXXXX)}
+mkdir -p "$DIR/sql"
+# 5.7 buffered changes by default, as T8 does; MariaDB 10.11 does not.
+SERVER_FLAGS="--innodb-flush-method=O_DIRECT --innodb-compression-algorithm=zlib --innodb-compression-level=6 --innodb-change-buffering=all"
+. "$(dirname "$0")/mariadb_server.sh"
+here=$(dirname "$0")
+python3 "$here/linkbench_sql.py" "$MAXID1" "$LOADERS" "$DIR/sql" >/dev/null
+per_op=$(python3 "$here/linkbench_sql.py" --requests "$MAXID1" "$REQUESTERS" "$OPS" "$DIR/sql")
+[ -s "$OUT" ] || printf 'repeat\tmode\tload_s\tload_cpu_s\tseconds\tops_per_s\trequest_cpu_s\tpool_reads_per_op\tcompress_ops\tcompress_ops_ok\tuncompress_ops\tpage_compressed\tapparent_bytes\tallocated_bytes\tstatements_per_op\tuncompress_per_op\n' > "$OUT"
+cmp() { q "select concat(sum(compress_ops), ' ', sum(compress_ops_ok), ' ', sum(uncompress_ops)) from information_schema.innodb_cmp"; }
+for rep in $(seq "$REPEATS"); do
+  for mode in $MODES; do
+    case $mode in
+      u) fmt="ROW_FORMAT=DYNAMIC" ;;
+      transparent) fmt="ROW_FORMAT=DYNAMIC PAGE_COMPRESSED=1 PAGE_COMPRESSION_LEVEL=6" ;;
+      old) fmt="ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8" ;;
+      *) echo "mode $mode: use u, transparent or old"; exit 2 ;;
+    esac
+    start "$POOL"
+    q "create database d character set latin1"
+    q "create table d.linktable (id1 bigint unsigned not null, id2 bigint unsigned not null, link_type bigint unsigned not null,
+       visibility tinyint not null, data varchar(255) not null, time bigint unsigned not null, version int unsigned not null,
+       primary key (link_type, id1, id2), key id1_type (id1, link_type, visibility, time, id2, version, data)) engine=innodb $fmt
+       partition by key(id1) partitions 32"
+    q "create table d.counttable (id bigint unsigned not null, link_type bigint unsigned not null, count int unsigned not null,
+       time bigint unsigned not null, version bigint unsigned not null, primary key (id, link_type)) engine=innodb $fmt
+       partition by key(id) partitions 32"
+    q "create table d.nodetable (id bigint unsigned not null, type int unsigned not null, version bigint unsigned not null,
+       time int unsigned not null, data mediumtext not null, primary key (id)) engine=innodb ROW_FORMAT=DYNAMIC"
+    c0=$(cpu); t0=$(date +%s.%N)
+    lp=()
+    for i in $(seq 0 $((LOADERS - 1))); do mariadb --socket="$SOCK" -uroot --default-character-set=latin1 d < "$DIR/sql/loader$i.sql" & lp+=($!); done
+    mariadb --socket="$SOCK" -uroot --default-character-set=latin1 d < "$DIR/sql/node.sql" & lp+=($!)
+    wait "${lp[@]}"
+    q "set global innodb_max_dirty_pages_pct=0"
+    for _ in $(seq 3000); do [ "$(status Innodb_buffer_pool_pages_dirty)" -gt 0 ] || break; sleep 0.1; done
+    t1=$(date +%s.%N); c1=$(cpu); dirty=$(status Innodb_buffer_pool_pages_dirty)
+    q "set global innodb_max_dirty_pages_pct=90"
+    pids=()
+    for r in $(seq 0 $((REQUESTERS - 1))); do
+      mariadb --socket="$SOCK" -uroot --default-character-set=latin1 --force d < "$DIR/sql/mix$r.sql" >/dev/null 2>>"$DIR/errors" & pids+=($!)
+    done
+    sleep "$WARM"
+    qs0=$(status Questions); rd0=$(status Innodb_buffer_pool_reads); read -r _ _ u0 <<< "$(cmp)"; c2=$(cpu); t2=$(date +%s.%N)
+    sleep "$DURATION"
+    qs1=$(status Questions); rd1=$(status Innodb_buffer_pool_reads); read -r _ _ u1 <<< "$(cmp)"; c3=$(cpu); t3=$(date +%s.%N)
+    alive=0
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+    kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null
+    read -r cops cok uops <<< "$(cmp)"
+    pc=$(status Innodb_num_pages_page_compressed)
+    files=$(ls "$DIR"/data/d/linktable*.ibd "$DIR"/data/d/counttable*.ibd)
+    # shellcheck disable=SC2086 # files is a list of paths without spaces
+    apparent=$(du -cb --apparent-size $files | tail -1 | cut -f1)
+    # shellcheck disable=SC2086
+    allocated=$(du -cB1 $files | tail -1 | cut -f1)
+    awk -v rep="$rep" -v m="$mode" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v t3="$t3" -v c0="$c0" -v c1="$c1" -v c2="$c2" -v c3="$c3" \
+      -v q0="$qs0" -v q1="$qs1" -v r0="$rd0" -v r1="$rd1" -v per="$per_op" -v clk="$CLK" \
+      -v u0="$u0" -v u1="$u1" -v cops="$cops" -v cok="$cok" -v uops="$uops" -v pc="$pc" -v ap="$apparent" -v al="$allocated" 'BEGIN {
+        ops = (q1 - q0 - 3) / per # the three status queries between the reads of Questions
+        printf "%d\t%s\t%.3f\t%.2f\t%.3f\t%.0f\t%.2f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.3f\n", rep, m, t1 - t0, (c1 - c0) / clk, t3 - t2, ops / (t3 - t2), (c3 - c2) / clk, (r1 - r0) / ops, cops, cok, uops, pc, ap, al, per, (u1 - u0) / ops }' >> "$OUT"
+    echo "$mode: $alive of $REQUESTERS requesters still running at the end (fewer: OPS too small), $dirty pages dirty when the load's flush ended, $(cat "$DIR/errors" 2>/dev/null | grep -c ERROR) client errors"
+    rm -f "$DIR/errors"
+    stop
+  done
+done
