@@ -42,6 +42,11 @@ func TestZeroAllocs(t *testing.T) {
 					t.Fatalf("%s: CompressLimit %d: %v", s, short, err)
 				}
 			},
+			"CompressValue": func() {
+				if _, err := c.CompressValue(cbuf[:0], page); err != nil {
+					t.Fatalf("%s: CompressValue: %v", s, err)
+				}
+			},
 			"Decompress": func() {
 				out, err := c.Decompress(dbuf[:0], comp)
 				if err != nil || len(out) != len(page) {

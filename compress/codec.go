@@ -72,6 +72,23 @@ func New(s Setting, opts Options) (*Codec, error) {
 	return c, nil
 }
 
+// valueCompressor is an engine whose off-page value streams are made with
+// other parameters than its page streams.
+type valueCompressor interface {
+	compressValue(dst, src []byte) ([]byte, error)
+}
+
+// CompressValue is Compress for an off-page column value, which InnoDB
+// deflates as one stream with parameters of its own
+// [btr_store_big_rec_extern_fields: windowBits 15, memLevel 7]: czlib
+// uses those, every other codec its Compress.
+func (c *Codec) CompressValue(dst, src []byte) ([]byte, error) {
+	if v, ok := c.eng.(valueCompressor); ok {
+		return v.compressValue(dst, src)
+	}
+	return c.eng.compress(dst, src)
+}
+
 // Setting returns the canonical setting the Codec compresses with.
 func (c *Codec) Setting() Setting { return c.setting }
 

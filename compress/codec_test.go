@@ -317,3 +317,29 @@ func TestZlibBound(t *testing.T) {
 		assert.LessOrEqual(t, len(comp), ZlibBound(n), n)
 	}
 }
+
+// TestCompressValue checks that czlib deflates an off-page value with
+// InnoDB's BLOB parameters (windowBits 15: the zlib header's CMF is 0x78,
+// and repeats 20 KiB apart are found, which a page stream's 16 KiB window
+// misses), and that every other codec compresses a value as a page.
+func TestCompressValue(t *testing.T) {
+	part := randomBytes(20<<10, 7)
+	value := append(append(append([]byte{}, part...), part...), part...)
+	for _, s := range allSettings() {
+		c := newCodec(t, s)
+		v, err := c.CompressValue(nil, value)
+		require.NoError(t, err, "%s", s)
+		out, err := c.Decompress(nil, v)
+		require.NoError(t, err, "%s", s)
+		require.Equal(t, value, out, "%s: round trip", s)
+		p, err := c.Compress(nil, value)
+		require.NoError(t, err, "%s", s)
+		if s.Algorithm != CZlib {
+			require.Equal(t, p, v, "%s: a value compresses as a page", s)
+			continue
+		}
+		require.Equal(t, byte(0x68), p[0], "%s: page streams use windowBits 14", s)
+		require.Equal(t, byte(0x78), v[0], "%s: value streams use windowBits 15", s)
+		require.Less(t, len(v), len(p)*2/3, "%s: the 32 KiB window finds the repeats", s)
+	}
+}

@@ -67,7 +67,7 @@ func WriteBlob(st BlobStore, f BlobFormat, value []byte) (ExternRef, error) {
 	if f.ZipSize != 0 {
 		bp := blobBufPool.Get().(*[]byte)
 		defer blobBufPool.Put(bp)
-		if *bp, err = f.Env.codec().Compress((*bp)[:0], value); err != nil {
+		if *bp, err = f.Env.codec().CompressValue((*bp)[:0], value); err != nil {
 			return ExternRef{}, err
 		}
 		data, payload, offset = *bp, ZBlobPayload(f.ZipSize), FilNext
