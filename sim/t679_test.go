@@ -2,8 +2,10 @@ package sim
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
@@ -94,4 +96,19 @@ func TestT7ManyCores(t *testing.T) {
 	require.Equal(t, "cached c p32/p1 with a core for each goroutine: 0.75 if p1's index-lock holds never made a loader wait; "+
 		"1.42 for the load's 9 goroutines and 1.58 for the seed's 11 (10 link loaders and a node loader) if each hold of its busiest shared index lock stopped every loader, more if other waits add; "+
 		"that lock, linktable.id1_type, was held exclusively 1.00 µs a row, 11.1% of p1's 9.00 µs of CPU a row (p32: 12.00 µs)", t7ManyCores(p1, p32))
+}
+
+func TestSchedWait(t *testing.T) {
+	buckets := []float64{math.Inf(-1), 0, 1e-6, 1e-3, math.Inf(1)}
+	a := &metrics.Float64Histogram{Counts: []uint64{0, 5, 0, 0}, Buckets: buckets}
+	b := &metrics.Float64Histogram{Counts: []uint64{0, 95, 10, 1}, Buckets: buckets}
+	mean, p99 := schedWait(a, b)
+	// 90 waits of 0-1 µs, 10 of 1 µs-1 ms, 1 past 1 ms (taken at 1 ms).
+	require.InDelta(t, (90*0.5e-6+10*500.5e-6+1e-3)/101, mean.Seconds(), 1e-9, "to the nanosecond")
+	require.Equal(t, time.Millisecond, p99, "the 99th of 101 waits lies in the 1 µs-1 ms bucket")
+	mean, p99 = schedWait(a, a)
+	require.Zero(t, mean+p99, "nothing waited")
+	mean, p99 = schedWait(nil, b)
+	require.Zero(t, mean+p99, "a missing reading")
+	require.NotNil(t, readSchedLatencies(), "the runtime reports scheduling latencies")
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"strings"
 	"time"
 
@@ -52,13 +53,15 @@ const (
 	// prediction.
 	t8OpCPU = 105 * time.Microsecond
 	// t8ProcsPerCore sets GOMAXPROCS during T8 to this many times its
-	// value (the cores). InnoDB's page cleaner and connections are OS
-	// threads, and Linux runs a thread woken from I/O ahead of one busy
-	// compressing; Go runs at most GOMAXPROCS goroutines and preempts one
-	// only after 10 ms, so with one P a core a requester back from a read
-	// waits while the cleaner's writers compress transparent pages
-	// (about 300 µs each with czlib). With more Ps than cores the kernel
-	// shares the cores, as it shares them among InnoDB's threads.
+	// value (the cores). InnoDB's connections and page cleaner are OS
+	// threads, which the kernel runs in slices of a few milliseconds;
+	// Go runs at most GOMAXPROCS goroutines and preempts one only after
+	// 10 ms, so with one P a core a requester back from a read queues
+	// until a running goroutine blocks: a cleaner's writer compressing a
+	// transparent page takes 300 µs or more with czlib. With twice as
+	// many Ps the kernel shares the cores among more of them. T8's
+	// checks pass at 1×, 1.5×, 2× and 4× (BENCHMARKS.md, T8, with the
+	// goroutines' waits for a P, which T8 prints).
 	t8ProcsPerCore = 2
 )
 
@@ -85,6 +88,8 @@ type t8Result struct {
 	loadCPU        time.Duration
 	qps            float64
 	cpuPerOp       time.Duration // the process's CPU an operation over the requests, the cleaner's included
+	schedMean      time.Duration // goroutines' mean wait, runnable, for a P over the requests
+	schedP99       time.Duration // and its 99th percentile (a bucket's upper bound)
 	reads          float64       // pages read per operation
 	inflates       float64       // page decompressions per operation (pool and tablespace)
 	files          int           // link and count tablespaces
@@ -178,10 +183,12 @@ func t8Run(ctx context.Context, o ScenarioOptions, mode t8Mode, maxid1 int, dura
 	}
 
 	o.logf("T8: %s: requests, %v after %v of warm-up", mode.name, cfg.Duration, cfg.Warmup)
+	sched0 := readSchedLatencies()
 	rep, err := Run(ctx, cfg, st, w, RunOptions{})
 	if err != nil {
 		return r, err
 	}
+	r.schedMean, r.schedP99 = schedWait(sched0, readSchedLatencies())
 	r.qps = rep.Totals.QPS
 	if ops := float64(rep.Totals.Ops); ops > 0 {
 		d := rep.Metrics
@@ -344,6 +351,58 @@ func runT8(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	return out, nil
 }
 
+// schedLatencyMetric is how long goroutines waited, runnable, before they
+// ran (runtime/metrics): what T8's GOMAXPROCS setting is about.
+const schedLatencyMetric = "/sched/latencies:seconds"
+
+// readSchedLatencies reads schedLatencyMetric; nil where the runtime
+// lacks it.
+func readSchedLatencies() *metrics.Float64Histogram {
+	m := []metrics.Sample{{Name: schedLatencyMetric}}
+	metrics.Read(m)
+	if m[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return nil
+	}
+	return m[0].Value.Float64Histogram()
+}
+
+// schedWait gives the mean and the 99th percentile of the waits counted
+// between readings a and b: the mean from the buckets' midpoints (an
+// unbounded bucket at its finite edge), the percentile as its bucket's
+// upper bound. Zero where either reading is missing or nothing waited.
+func schedWait(a, b *metrics.Float64Histogram) (mean, p99 time.Duration) {
+	if a == nil || b == nil || len(a.Counts) != len(b.Counts) {
+		return 0, 0
+	}
+	edge := func(v, other float64) float64 {
+		if math.IsInf(v, 0) {
+			return other
+		}
+		return v
+	}
+	var n uint64
+	var sum float64
+	for i := range b.Counts {
+		c := b.Counts[i] - a.Counts[i]
+		lo, hi := b.Buckets[i], b.Buckets[i+1]
+		lo, hi = edge(lo, hi), edge(hi, lo)
+		n += c
+		sum += float64(c) * (lo + hi) / 2
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	var seen uint64
+	for i := range b.Counts {
+		seen += b.Counts[i] - a.Counts[i]
+		if seen*100 >= n*99 {
+			p99 = time.Duration(edge(b.Buckets[i+1], b.Buckets[i]) * float64(time.Second))
+			break
+		}
+	}
+	return time.Duration(sum / float64(n) * float64(time.Second)), p99
+}
+
 // t8MariaDB summarises mariadb_t8.sh's runs: the ratios T8 checks from
 // the modes run back to back in each repeat, and each mode's throughput,
 // server CPU and pool reads an operation.
@@ -381,7 +440,7 @@ func t8Notes(out *Outcome, m t8Measured) {
 	mib := func(b int64) float64 { return float64(b) / (1 << 20) }
 	out.Notef("linkbench maxid1=%d, linktable and counttable hash-partitioned %d ways (nodetable DYNAMIC and unpartitioned in both, in the database size but left out of extents and drops), %d threads, stores on files (fsync on flush, as InnoDB does) behind %v a page read or write, pool %.2f of the uncompressed data, change buffer on (5.7's default), a page cleaner keeping %d frames free, %s latches (Config.Latches); both modes compress with %s (InnoDB's deflate)",
 		m.maxid1, t8Partitions, t8Threads, t8IOLatency, t8PoolRatio, t6CleanerFree, seedLatches, seedCodec)
-	out.Notef("each request spends %v of modelled server-layer CPU (Config.StatementCPU): MariaDB's CPU a request on an uncompressed table in this shape less zipsim's engine's; GOMAXPROCS %d, %d× the cores, so that the kernel, as for InnoDB's threads, not Go's run queue, decides when a requester back from a read runs while the page cleaner's writers compress (BENCHMARKS.md, T8)",
+	out.Notef("each request spends %v of modelled server-layer CPU (Config.StatementCPU): MariaDB's CPU a request on an uncompressed table in this shape less zipsim's engine's; GOMAXPROCS %d, %d× its value before T8 (the cores, unless set), so that the kernel, which schedules InnoDB's threads, shares the cores among more of the goroutines that stand for them, rather than Go's run queue holding a requester back from a read until a running goroutine, such as a page cleaner's writer compressing, blocks (BENCHMARKS.md, T8)",
 		t8OpCPU, m.procs, t8ProcsPerCore)
 	for _, x := range []struct {
 		n string
@@ -390,8 +449,8 @@ func t8Notes(out *Outcome, m t8Measured) {
 		r := x.r
 		out.Notef("%s: load %d rows in %.2fs (Create+Load+Flush, %.0f rows/s, %.2fs CPU); B-tree compressions %d (%d failed), recompressions %d",
 			x.n, r.rows, r.load.Seconds(), float64(r.rows)/r.load.Seconds(), r.loadCPU.Seconds(), r.cmpOps, r.cmpOps-r.cmpOK, r.recompressions)
-		out.Notef("%s: %.0f QPS; %.3f pages read and %.3f inflates per operation; %.0f µs of CPU an operation (the process's, page cleaner included)",
-			x.n, r.qps, r.reads, r.inflates, float64(r.cpuPerOp)/1e3)
+		out.Notef("%s: %.0f QPS; %.3f pages read and %.3f inflates per operation; %.0f µs of CPU an operation (the process's, page cleaner included); goroutines waited, runnable, %.1f µs for a P on average, 99th percentile %.0f µs",
+			x.n, r.qps, r.reads, r.inflates, float64(r.cpuPerOp)/1e3, float64(r.schedMean)/1e3, float64(r.schedP99)/1e3)
 		out.Notef("%s: %d files: logical %.1f MiB, file %.1f MiB, allocated %.1f MiB, %d punched holes (%.0f per file); DROP TABLE of both tables %.2f ms",
 			x.n, r.files, mib(r.logical), mib(r.apparent), mib(r.allocated), r.holes, float64(r.holes)/float64(r.files), float64(r.drop)/1e6)
 	}

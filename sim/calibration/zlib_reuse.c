@@ -12,8 +12,8 @@
  * inflateReset between them.
  *
  * Reads a page of at most 16 KiB from PAGE and prints, for THREADS threads
- * each running N operations of each mode, the mean microseconds an
- * operation. BENCHMARKS.md (T9) ran it on czlib's sysbench input rows1,
+ * each running N operations of each mode, the modes interleaved, the mean
+ * microseconds an operation. BENCHMARKS.md (T9) ran it on czlib's sysbench input rows1,
  * 68 sysbench rows (13 KB), written by
  *   python3 -c 'import sys; sys.path.insert(0, "compress/internal/czlib/testdata"); import gen; sys.stdout.buffer.write(gen.golden_input("rows1"))' > rows1
  *
@@ -44,8 +44,9 @@ static uLong packed_len;
 static long n_ops;
 
 /* heap is a bump allocator over malloc'd blocks, as InnoDB's mem_heap:
- * when a block is full it mallocs another at least twice as large
- * (mem_heap_add_block), and the heap frees them all at once. */
+ * when a block is full it mallocs another (mem_heap_add_block sizes it
+ * otherwise), and the heap frees them all at once. InnoDB also takes its
+ * own arrays from the same heap, which this leaves out. */
 struct heap {
 	unsigned char *blocks[8];
 	int n_blocks;
@@ -141,42 +142,57 @@ struct result {
 	double compress_fresh, compress_reused, decompress_fresh, decompress_reused;
 };
 
+/* worker runs the four modes in interleaved batches of batch_ops pages,
+ * alternating which of a pair goes first, so that drift in the machine's
+ * speed falls on both modes alike. */
+enum { batch_ops = 50 };
+
 static void *worker(void *arg) {
 	struct result *r = arg;
 	unsigned char *out = malloc(sizeof packed);
 	if (out == NULL)
 		die("malloc");
-	double t = now_us();
-	for (long i = 0; i < n_ops; i++)
-		compress_per_call(out);
-	r->compress_fresh = (now_us() - t) / n_ops;
-
-	z_stream d = {0};
+	z_stream d = {0}, in = {0};
 	if (deflateInit2(&d, 6, Z_DEFLATED, 14, MAX_MEM_LEVEL, Z_DEFAULT_STRATEGY) != Z_OK)
 		die("deflateInit2");
-	t = now_us();
-	for (long i = 0; i < n_ops; i++) {
-		deflate_once(&d, out);
-		deflateReset(&d);
-	}
-	r->compress_reused = (now_us() - t) / n_ops;
-	deflateEnd(&d);
-
-	t = now_us();
-	for (long i = 0; i < n_ops; i++)
-		decompress_per_call(out);
-	r->decompress_fresh = (now_us() - t) / n_ops;
-
-	z_stream in = {0};
 	if (inflateInit2(&in, 14) != Z_OK)
 		die("inflateInit2");
-	t = now_us();
-	for (long i = 0; i < n_ops; i++) {
-		inflate_once(&in, out);
-		inflateReset(&in);
+	double cf = 0, cr = 0, df = 0, dr = 0;
+	long done = 0;
+	for (int round = 0; done < n_ops; round++) {
+		long n = n_ops - done < batch_ops ? n_ops - done : batch_ops;
+		for (int k = 0; k < 2; k++) {
+			double t = now_us();
+			if ((k + round) % 2 == 0) {
+				for (long i = 0; i < n; i++)
+					compress_per_call(out);
+				cf += now_us() - t;
+				t = now_us();
+				for (long i = 0; i < n; i++)
+					decompress_per_call(out);
+				df += now_us() - t;
+			} else {
+				for (long i = 0; i < n; i++) {
+					deflate_once(&d, out);
+					deflateReset(&d);
+				}
+				cr += now_us() - t;
+				t = now_us();
+				for (long i = 0; i < n; i++) {
+					inflate_once(&in, out);
+					inflateReset(&in);
+				}
+				dr += now_us() - t;
+			}
+		}
+		done += n;
 	}
-	r->decompress_reused = (now_us() - t) / n_ops;
+	deflateEnd(&d);
 	inflateEnd(&in);
+	r->compress_fresh = cf / n_ops;
+	r->compress_reused = cr / n_ops;
+	r->decompress_fresh = df / n_ops;
+	r->decompress_reused = dr / n_ops;
 	free(out);
 	return NULL;
 }
