@@ -146,14 +146,14 @@ const seedLatches = "plugin"
 // 9, with windowBits 14 whatever innodb_page_size is (InnoDB passes the
 // page size's shift: 13 for 8 KiB pages, 12 for 4 KiB; 5.7's transparent
 // compression calls compress2, windowBits 15 and memLevel 8, in
-// os_file_compress_page), 1.27× slower than C zlib on czlib's 13 KB
-// sysbench page (201 against 158 µs: BenchmarkCompress, and Python's
-// zlib, which is C zlib 1.2.13 here, with the same parameters;
-// 2026-12-01). klauspost's zlib:6, the library's default, is 2.5× faster
-// (64 µs) and writes other streams, so a scenario run with it weighs
-// compression at 40% of InnoDB's cost. Inflates run klauspost's inflater
-// whatever wrote the stream, 1.7–1.8× slower than C zlib's
-// (BENCHMARKS.md, "The server layer").
+// os_file_compress_page; off-page values take their own parameters,
+// Codec.CompressValue). On czlib's 13 KB sysbench page czlib takes 201–209
+// µs, C zlib 1.2.13 here 98–158 µs by run and harness (Python's zlib,
+// sim/calibration/zlib_reuse.c; 2026-12-01): 1.3–2× slower. klauspost's
+// zlib:6, the library's default, takes 64–67 µs and writes other streams,
+// so a scenario run with it weighs compression at under half of InnoDB's
+// cost. Inflates run klauspost's inflater whatever wrote the stream,
+// 1.6–1.8× slower than C zlib's (BENCHMARKS.md, "The server layer").
 const seedCodec = "czlib:6"
 
 // engine51 sets the rules of the 5.1 InnoDB plugin and XtraDB, which seeds
