@@ -489,7 +489,7 @@ var mariadbT8Results []byte
 type MariaDBT8Run struct {
 	Repeat            int
 	Mode              string
-	LoadWall, LoadCPU time.Duration // create, load and flush; the server's CPU over them
+	LoadWall, LoadCPU time.Duration // load and flush (not the CREATEs before them); the server's CPU over them
 	Window            time.Duration // the measured requests
 	QPS               float64       // LinkBench operations a second in the window
 	RequestCPU        time.Duration // the server's CPU over the window

@@ -10,7 +10,8 @@
 # with O_DIRECT reads from this machine's disk, zlib at level 6 in both.
 # 2 link loaders and a node loader load linkbench_sql.py's rows, and the
 # load ends when the pool holds no dirty page (T8 times Create + Load +
-# Flush); then 2 requesters (mariadb clients) send LinkBench's mix for
+# Flush; this times the load and the flush, not the CREATE statements
+# before them); then 2 requesters (mariadb clients) send LinkBench's mix for
 # WARM seconds unmeasured and DURATION seconds measured. Appends to OUT,
 # per repeat and mode: the load's seconds and the server's CPU over it;
 # the measured window's seconds, operations a second in it (the server's
