@@ -34,9 +34,10 @@
 // same for each row a load inserts; T2 and T7 spend MariaDB's load CPU a
 // row in their shapes less zipsim's. T8 spends MariaDB's CPU a LinkBench
 // request in its shape less zipsim's, once per operation, and runs with
-// twice as many Ps as cores, so that the kernel, not Go's run queue,
-// shares the cores between requesters and the page cleaner's writers, as
-// it does between InnoDB's threads. The default is none.
+// twice as many Ps as cores, so that the kernel, which schedules InnoDB's
+// threads, shares the cores among more of the goroutines that stand for
+// them, rather than Go's run queue holding a requester until a page
+// cleaner's writer stops compressing. The default is none.
 //
 // Every scenario compresses with InnoDB's codec (seedCodec: czlib, C
 // zlib's deflate), not the library's faster default.

@@ -153,7 +153,7 @@ const seedLatches = "plugin"
 // zlib:6, the library's default, takes 64–67 µs and writes other streams,
 // so a scenario run with it weighs compression at under half of InnoDB's
 // cost. Inflates run klauspost's inflater whatever wrote the stream,
-// 1.6–1.8× slower than C zlib's (BENCHMARKS.md, "The server layer").
+// 1.5–1.8× slower than C zlib's (BENCHMARKS.md, "The server layer").
 const seedCodec = "czlib:6"
 
 // engine51 sets the rules of the 5.1 InnoDB plugin and XtraDB, which seeds

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -66,9 +67,16 @@ func TestT8Machinery(t *testing.T) {
 	}
 	defer func(l time.Duration, p float64) { t8Latency, t8Pool = l, p }(t8Latency, t8Pool)
 	t8Latency, t8Pool = 0, 4
+	procs := runtime.GOMAXPROCS(0)
 	m, err := t8Measure(context.Background(), ScenarioOptions{}, 500, 100*time.Millisecond, false)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := runtime.GOMAXPROCS(0); got != procs || m.procs != t8ProcsPerCore*procs {
+		t.Errorf("GOMAXPROCS %d before, %d during (want %d), %d after", procs, m.procs, t8ProcsPerCore*procs, got)
+	}
+	if m.t.schedMean <= 0 || m.t.schedP99 <= 0 {
+		t.Errorf("waits for a P: mean %v, p99 %v", m.t.schedMean, m.t.schedP99)
 	}
 	if m.t.holes == 0 || m.old.holes != 0 {
 		t.Errorf("holes: transparent %d, old-style %d", m.t.holes, m.old.holes)
