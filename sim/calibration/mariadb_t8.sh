@@ -21,8 +21,12 @@
 # link and count tables' files' apparent and allocated bytes; the mix's
 # statements an operation; INNODB_CMP's decompressions an operation.
 # Needs: apt-get install mariadb-server python3.
+# With SIZES=1 it prints, after each load, every table's rows and data
+# and index MiB and every index's leaf and allocated pages (ANALYZE
+# TABLE, then information_schema.tables and mysql.innodb_index_stats,
+# summed over the partitions) and the pool's pages, and runs no requests.
 # Usage: mariadb_t8.sh MAXID1 POOL REPEATS OUT
-#        (env: WARM=2 DURATION=8 OPS=60000 MODES="u transparent old")
+#        (env: WARM=2 DURATION=8 OPS=60000 MODES="u transparent old" SIZES=0)
 set -u
 MAXID1=${1:?maxid1}
 POOL=${2:?pool size}
@@ -71,6 +75,17 @@ for rep in $(seq "$REPEATS"); do
     q "set global innodb_max_dirty_pages_pct=0"
     for _ in $(seq 3000); do [ "$(status Innodb_buffer_pool_pages_dirty)" -gt 0 ] || break; sleep 0.1; done
     t1=$(date +%s.%N); c1=$(cpu); dirty=$(status Innodb_buffer_pool_pages_dirty)
+    if [ "${SIZES:-0}" = 1 ]; then
+      q "analyze table d.linktable, d.counttable, d.nodetable" >/dev/null
+      echo "== $mode"
+      q "select substring_index(table_name,'#',1), sum(table_rows), round(sum(data_length)/1048576,1) data_mib, round(sum(index_length)/1048576,1) index_mib
+         from information_schema.tables where table_schema='d' group by substring_index(table_name,'#',1)"
+      q "select substring_index(table_name,'#',1) t, index_name, stat_name, sum(stat_value) from mysql.innodb_index_stats
+         where database_name='d' and stat_name in ('n_leaf_pages','size') group by t, index_name, stat_name"
+      echo "pool pages $(status Innodb_buffer_pool_pages_total)"
+      stop
+      continue
+    fi
     q "set global innodb_max_dirty_pages_pct=90"
     pids=()
     for r in $(seq 0 $((REQUESTERS - 1))); do
