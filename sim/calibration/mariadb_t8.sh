@@ -26,7 +26,8 @@
 # TABLE, then information_schema.tables and mysql.innodb_index_stats,
 # summed over the partitions) and the pool's pages, and runs no requests.
 # Usage: mariadb_t8.sh MAXID1 POOL REPEATS OUT
-#        (env: WARM=2 DURATION=8 OPS=60000 MODES="u transparent old" SIZES=0)
+#        (env: WARM=2 DURATION=8 OPS=60000 MODES="u transparent old" SIZES=0
+#         EXTRA_FLAGS: more server options, e.g. --innodb-read-ahead-threshold=0)
 set -u
 MAXID1=${1:?maxid1}
 POOL=${2:?pool size}
@@ -41,7 +42,7 @@ REQUESTERS=2
 DIR=${DIR:-$(mktemp -d -t zipsim-t8.XXXXXX)}
 mkdir -p "$DIR/sql"
 # 5.7 buffered changes by default, as T8 does; MariaDB 10.11 does not.
-SERVER_FLAGS="--innodb-flush-method=O_DIRECT --innodb-compression-algorithm=zlib --innodb-compression-level=6 --innodb-change-buffering=all"
+SERVER_FLAGS="--innodb-flush-method=O_DIRECT --innodb-compression-algorithm=zlib --innodb-compression-level=6 --innodb-change-buffering=all ${EXTRA_FLAGS:-}"
 . "$(dirname "$0")/mariadb_server.sh"
 here=$(dirname "$0")
 python3 "$here/linkbench_sql.py" "$MAXID1" "$LOADERS" "$DIR/sql" >/dev/null
