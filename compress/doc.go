@@ -29,7 +29,8 @@
 //     stream per B-tree page, deflateInit2 at innodb_compression_level
 //     (default 6). Setting zlib:N is that stream.
 //   - btr/btr0cur.cc btr_store_big_rec_extern_fields: one zlib stream per
-//     off-page column, spread over ZBLOB pages; ZlibBound is the
+//     off-page column (Codec.CompressValue), spread over ZBLOB pages;
+//     ZlibBound is the
 //     compressBound InnoDB uses to reserve those pages and in
 //     page_zip_empty_size.
 //   - page0zip.cc page_zip_stat and page_zip_stat_per_index: the counters
@@ -75,16 +76,21 @@
 //     level 1 and takes longer (research/limits.md measured 7998 against 7826
 //     bytes per 16 KiB page and 2.5 times the time; BenchmarkCompress shows
 //     the same order on sbdata's page).
-//   - Options.NoReuse costs more here than in InnoDB: klauspost allocates and
-//     clears about 1 MiB of encoder tables per zlib:6 call, which makes a
-//     page compress about 15 times slower; InnoDB paid about 500 KB of
-//     malloc and free per operation before Facebook's heap caches
-//     (research/targets.md T9), a smaller share of C zlib's time.
+//   - Options.NoReuse: klauspost allocates and clears about 1 MiB of
+//     encoder tables per zlib:6 call, which makes a page compress about twice
+//     as slowly; czlib builds about 330 KiB, about 13% slower; each inflater
+//     built per call costs 6-18 µs (BenchmarkCompressNoReuse,
+//     BenchmarkDecompressNoReuse). InnoDB paid about 500 KB of malloc and
+//     free per operation before Facebook's heap caches (research/targets.md
+//     T9); on this project's machine C zlib's state built per call from a
+//     malloc'd heap costs a compression about as much or less
+//     (BENCHMARKS.md, "Codecs").
 //   - InnoDB deflates B-tree pages with windowBits 14, so its page streams
 //     start 0x68; zlib's use a 32 KiB window and start 0x78, as InnoDB's
-//     BLOB streams (windowBits 15) do. Decompress accepts both. czlib uses
-//     windowBits 14 and memLevel 9 for BLOB streams too (InnoDB: 15 and 7),
-//     which changes their sizes by bytes.
+//     BLOB streams (windowBits 15) do. Decompress accepts both. czlib's
+//     CompressValue uses InnoDB's BLOB parameters, windowBits 15 and
+//     memLevel 7: on docgen's html the 32 KiB window finds repeats the page
+//     stream's 16 KiB misses (10.1:1 against 8.7:1).
 //   - zstd and s2 are comparison points InnoDB never shipped. zstd frames
 //     carry klauspost's default content checksum (xxhash), kept on so
 //     decoding costs what a real deployment pays; the s2 block format has

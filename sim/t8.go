@@ -48,9 +48,9 @@ const (
 	// t8OpCPU is what a LinkBench request costs a server outside the
 	// engine, spent once per operation (Config.StatementCPU): MariaDB's
 	// CPU a request on u in T8's shape on this machine (145–159 µs, mean
-	// 150, MariaDBT8Figures) less zipsim's engine's (40–48 µs, mean 44,
-	// with none; 2026-12-01). Fitted on u alone; the two modes' CPU is a
-	// prediction.
+	// 150.0, MariaDBT8Figures) less zipsim's engine's (40–48 µs, mean
+	// 43.9, with none; 2026-12-01): 106, taken as 105. Fitted on u alone;
+	// the two modes' CPU is a prediction.
 	t8OpCPU = 105 * time.Microsecond
 	// t8ProcsPerCore sets GOMAXPROCS during T8 to this many times its
 	// value (the cores). InnoDB's connections and page cleaner are OS
@@ -60,8 +60,9 @@ const (
 	// until a running goroutine blocks: a cleaner's writer compressing a
 	// transparent page takes 300 µs or more with czlib. With twice as
 	// many Ps the kernel shares the cores among more of them. T8's
-	// checks pass at 1×, 1.5×, 2× and 4× (BENCHMARKS.md, T8, with the
-	// goroutines' waits for a P, which T8 prints).
+	// checks passed in one run at each of 1×, 1.5×, 2× and 4×
+	// (BENCHMARKS.md, T8, with the goroutines' waits for a P, which T8
+	// prints).
 	t8ProcsPerCore = 2
 )
 
