@@ -206,10 +206,12 @@ func TestMariaDBT6Figures(t *testing.T) {
 func TestMariaDBT8Figures(t *testing.T) {
 	runs, err := MariaDBT8Figures()
 	require.NoError(t, err)
-	require.Len(t, runs, 9, "3 repeats of u, transparent and old")
+	require.Len(t, runs, 27, "3 repeats of u, transparent and old in each of three settings")
 	for i, r := range runs {
 		require.Equal(t, []string{"u", "transparent", "old"}[i%3], r.Mode)
-		require.Equal(t, i/3+1, r.Repeat)
+		require.Equal(t, i%9/3+1, r.Repeat)
+		require.Equal(t, []int{1536, 100, 100}[i/9], r.LRUScanDepth)
+		require.Equal(t, i/9 == 2, r.SnapshotHeld)
 		require.Equal(t, r.Mode == "old", r.CompressOps > 0, "only old-style compresses B-tree pages")
 		require.Equal(t, r.Mode == "transparent", r.PageCompressed > 0, "only transparent compresses pages as it writes them")
 		require.Equal(t, r.Mode == "transparent", r.AllocatedBytes < r.ApparentBytes/2, "only transparent punches holes")
@@ -217,11 +219,14 @@ func TestMariaDBT8Figures(t *testing.T) {
 	}
 	require.Equal(t, MariaDBT8Run{Repeat: 1, Mode: "u", LoadWall: 8167 * time.Millisecond, LoadCPU: 10090 * time.Millisecond,
 		Window: 8050 * time.Millisecond, QPS: 6409, RequestCPU: 7520 * time.Millisecond, ReadsPerOp: 1.276,
-		ApparentBytes: 813580288, AllocatedBytes: 813842432, StatementsPerOp: 1.8282}, runs[0])
+		ApparentBytes: 813580288, AllocatedBytes: 813842432, StatementsPerOp: 1.8282, LRUScanDepth: 1536}, runs[0])
 	require.InDelta(t, 145.8, float64(runs[0].CPUPerOp())/1e3, 0.1)
 	require.Zero(t, MariaDBT8Run{RequestCPU: time.Second}.CPUPerOp(), "no operations, no CPU an operation")
 	note := t8MariaDB(runs)
-	require.Contains(t, note, "QPS transparent/old 1.01 0.91 1.00; load rows/s transparent/old 2.36 2.46 3.20;")
+	require.Contains(t, note, "[innodb_lru_scan_depth=1536] QPS transparent/old 1.01 0.91 1.00; load rows/s transparent/old 2.36 2.46 3.20;")
 	require.Contains(t, note, "server CPU an operation u/transparent/old, µs: 146/333/247; 159/326/220; 145/345/263;")
-	require.Contains(t, t8MariaDB(runs[:2]), "QPS transparent/old ;", "an incomplete repeat gives no ratios")
+	require.Contains(t, note, "[innodb_lru_scan_depth=100] QPS transparent/old 0.87 0.81 0.80;")
+	require.Contains(t, note, "pool reads an operation u/transparent/old: 1.26/1.15/0.90; 1.13/1.17/0.87; 1.24/1.18/0.89")
+	require.Contains(t, note, "[innodb_lru_scan_depth=100, a snapshot held over the requests: no purge] QPS transparent/old 1.21 1.12 1.02;")
+	require.Contains(t, t8MariaDB(runs[:2]), "[innodb_lru_scan_depth=1536] QPS transparent/old ;", "an incomplete repeat gives no ratios")
 }

@@ -19,14 +19,20 @@
 # over it; pool reads an operation; INNODB_CMP's compressions and
 # decompressions over the run; the pages page compression wrote; the
 # link and count tables' files' apparent and allocated bytes; the mix's
-# statements an operation; INNODB_CMP's decompressions an operation.
+# statements an operation; INNODB_CMP's decompressions an operation; the
+# server's innodb_lru_scan_depth (the free pages its page cleaner keeps:
+# 1536 by default in 10.11; EXTRA_FLAGS=--innodb-lru-scan-depth=100, its
+# least, keeps about as few free as T8's cleaner does); whether a snapshot
+# was held (HOLD_SNAPSHOT, below).
 # Needs: apt-get install mariadb-server python3.
 # With SIZES=1 it prints, after each load, every table's rows and data
 # and index MiB and every index's leaf and allocated pages (ANALYZE
 # TABLE, then information_schema.tables and mysql.innodb_index_stats,
 # summed over the partitions) and the pool's pages, and runs no requests.
+# With HOLD_SNAPSHOT=1 a client holds a consistent snapshot open over the
+# requests, so that purge removes nothing and reads no page for it.
 # Usage: mariadb_t8.sh MAXID1 POOL REPEATS OUT
-#        (env: WARM=2 DURATION=8 OPS=60000 MODES="u transparent old" SIZES=0
+#        (env: WARM=2 DURATION=8 OPS=60000 MODES="u transparent old" SIZES=0 HOLD_SNAPSHOT=0
 #         EXTRA_FLAGS: more server options, e.g. --innodb-read-ahead-threshold=0)
 set -u
 MAXID1=${1:?maxid1}
@@ -47,7 +53,7 @@ SERVER_FLAGS="--innodb-flush-method=O_DIRECT --innodb-compression-algorithm=zlib
 here=$(dirname "$0")
 python3 "$here/linkbench_sql.py" "$MAXID1" "$LOADERS" "$DIR/sql" >/dev/null
 per_op=$(python3 "$here/linkbench_sql.py" --requests "$MAXID1" "$REQUESTERS" "$OPS" "$DIR/sql")
-[ -s "$OUT" ] || printf 'repeat\tmode\tload_s\tload_cpu_s\tseconds\tops_per_s\trequest_cpu_s\tpool_reads_per_op\tcompress_ops\tcompress_ops_ok\tuncompress_ops\tpage_compressed\tapparent_bytes\tallocated_bytes\tstatements_per_op\tuncompress_per_op\n' > "$OUT"
+[ -s "$OUT" ] || printf 'repeat\tmode\tload_s\tload_cpu_s\tseconds\tops_per_s\trequest_cpu_s\tpool_reads_per_op\tcompress_ops\tcompress_ops_ok\tuncompress_ops\tpage_compressed\tapparent_bytes\tallocated_bytes\tstatements_per_op\tuncompress_per_op\tlru_scan_depth\tsnapshot_held\n' > "$OUT"
 cmp() { q "select concat(sum(compress_ops), ' ', sum(compress_ops_ok), ' ', sum(uncompress_ops)) from information_schema.innodb_cmp"; }
 for rep in $(seq "$REPEATS"); do
   for mode in $MODES; do
@@ -88,6 +94,12 @@ for rep in $(seq "$REPEATS"); do
       continue
     fi
     q "set global innodb_max_dirty_pages_pct=90"
+    holder=
+    if [ "${HOLD_SNAPSHOT:-0}" = 1 ]; then
+      mariadb --socket="$SOCK" -uroot -e "start transaction with consistent snapshot; select count(*) from d.counttable where id = 1; select sleep(3600)" >/dev/null 2>&1 &
+      holder=$!
+      sleep 0.5
+    fi
     pids=()
     for r in $(seq 0 $((REQUESTERS - 1))); do
       mariadb --socket="$SOCK" -uroot --default-character-set=latin1 --force d < "$DIR/sql/mix$r.sql" >/dev/null 2>>"$DIR/errors" & pids+=($!)
@@ -101,6 +113,7 @@ for rep in $(seq "$REPEATS"); do
     kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null
     read -r cops cok uops <<< "$(cmp)"
     pc=$(status Innodb_num_pages_page_compressed)
+    depth=$(q "select @@innodb_lru_scan_depth")
     files=$(ls "$DIR"/data/d/linktable*.ibd "$DIR"/data/d/counttable*.ibd)
     # shellcheck disable=SC2086 # files is a list of paths without spaces
     apparent=$(du -cb --apparent-size $files | tail -1 | cut -f1)
@@ -108,11 +121,12 @@ for rep in $(seq "$REPEATS"); do
     allocated=$(du -cB1 $files | tail -1 | cut -f1)
     awk -v rep="$rep" -v m="$mode" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v t3="$t3" -v c0="$c0" -v c1="$c1" -v c2="$c2" -v c3="$c3" \
       -v q0="$qs0" -v q1="$qs1" -v r0="$rd0" -v r1="$rd1" -v per="$per_op" -v clk="$CLK" \
-      -v u0="$u0" -v u1="$u1" -v cops="$cops" -v cok="$cok" -v uops="$uops" -v pc="$pc" -v ap="$apparent" -v al="$allocated" 'BEGIN {
+      -v u0="$u0" -v u1="$u1" -v cops="$cops" -v cok="$cok" -v uops="$uops" -v pc="$pc" -v ap="$apparent" -v al="$allocated" -v depth="$depth" -v held="${HOLD_SNAPSHOT:-0}" 'BEGIN {
         ops = (q1 - q0 - 3) / per # the three status queries between the reads of Questions
-        printf "%d\t%s\t%.3f\t%.2f\t%.3f\t%.0f\t%.2f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.3f\n", rep, m, t1 - t0, (c1 - c0) / clk, t3 - t2, ops / (t3 - t2), (c3 - c2) / clk, (r1 - r0) / ops, cops, cok, uops, pc, ap, al, per, (u1 - u0) / ops }' >> "$OUT"
+        printf "%d\t%s\t%.3f\t%.2f\t%.3f\t%.0f\t%.2f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.3f\t%d\t%d\n", rep, m, t1 - t0, (c1 - c0) / clk, t3 - t2, ops / (t3 - t2), (c3 - c2) / clk, (r1 - r0) / ops, cops, cok, uops, pc, ap, al, per, (u1 - u0) / ops, depth, held }' >> "$OUT"
     echo "$mode: $alive of $REQUESTERS requesters still running at the end (fewer: OPS too small), $dirty pages dirty when the load's flush ended, $(cat "$DIR/errors" 2>/dev/null | grep -c ERROR) client errors"
     rm -f "$DIR/errors"
+    [ -z "$holder" ] || kill "$holder" 2>/dev/null
     stop
   done
 done
