@@ -182,9 +182,10 @@ func TestMariaDBT7Figures(t *testing.T) {
 func TestMariaDBT6Figures(t *testing.T) {
 	runs, err := MariaDBT6Figures()
 	require.NoError(t, err)
-	require.Len(t, runs, 4, "two runs of u then c")
+	require.Len(t, runs, 8, "two runs of u then c at each of two innodb_lru_scan_depth values")
 	for i, r := range runs {
 		require.Equal(t, i%2 == 1, r.C)
+		require.Equal(t, []int{1536, 100}[i/4], r.LRUScanDepth)
 		require.Len(t, r.QPS, 12)
 		require.Len(t, r.Splits, 12)
 		require.Len(t, r.ServerCPU, 12)
@@ -193,12 +194,14 @@ func TestMariaDBT6Figures(t *testing.T) {
 	require.Equal(t, []float64{843, 771, 568, 290, 308, 178, 166, 117, 105, 96, 91, 64}, runs[1].Splits)
 	note := t6MariaDB(runs)
 	require.Contains(t, note, "p0 c/u QPS interval 1 0.54, c QPS last/first 1.98, c splits last/first 0.08, u QPS last/first 1.40;")
-	require.Contains(t, note, "p0 c/u QPS interval 1 0.62, c QPS last/first 1.83, c splits last/first 0.07, u QPS last/first 1.53")
+	require.Contains(t, note, "p0 c/u QPS interval 1 0.62, c QPS last/first 1.83, c splits last/first 0.07, u QPS last/first 1.53;")
+	require.Contains(t, note, "run 3 (innodb_lru_scan_depth=100): u QPS by interval 8472 ")
+	require.Contains(t, note, "p0 c/u QPS interval 1 0.66, c QPS last/first 1.76, c splits last/first 0.08, u QPS last/first 1.67")
 	require.NotContains(t, t6MariaDB(runs[1:3]), "run 1", "a pair that is not u then c gives nothing")
 
 	bad := mariadbT6Results
 	t.Cleanup(func() { mariadbT6Results = bad })
-	mariadbT6Results = []byte("header\nc\t1\t2\t3\t4\t5\t6\t7\n")
+	mariadbT6Results = []byte("header\nc\t1\t2\t3\t4\t5\t6\t7\t100\n")
 	_, err = MariaDBT6Figures()
 	require.ErrorContains(t, err, "line 2: an interval outside its format's run")
 }

@@ -9,9 +9,13 @@
 # INTERVAL seconds, after which they are stopped. Appends to OUT, per
 # interval: operations a second (the server's statements over the mix's
 # statements an operation; the 3 statements of each poll left out), INNODB_METRICS index_page_splits, buffer pool
-# reads and the server's CPU.
+# reads, the server's CPU and its innodb_lru_scan_depth (the free pages its
+# page cleaner keeps: 1536 by default, more than this pool holds;
+# EXTRA_FLAGS=--innodb-lru-scan-depth=100, its least, keeps about as few
+# free as T6's cleaner does).
 # Needs: apt-get install mariadb-server python3.
-# Usage: mariadb_t6.sh MAXID1 POOL OUT   (env: WARM=6 INTERVAL=2 OPS=40000)
+# Usage: mariadb_t6.sh MAXID1 POOL OUT   (env: WARM=6 INTERVAL=2 OPS=40000
+#        EXTRA_FLAGS: more server options)
 set -u
 MAXID1=${1:?maxid1}
 POOL=${2:?pool size}
@@ -23,12 +27,12 @@ LOADERS=8
 REQUESTERS=20
 DIR=${DIR:-$(mktemp -d -t zipsim-t6.XXXXXX)}
 mkdir -p "$DIR/sql"
-SERVER_FLAGS="--innodb-page-size=8k --innodb-flush-method=O_DIRECT --innodb-monitor-enable=index_page_splits"
+SERVER_FLAGS="--innodb-page-size=8k --innodb-flush-method=O_DIRECT --innodb-monitor-enable=index_page_splits ${EXTRA_FLAGS:-}"
 . "$(dirname "$0")/mariadb_server.sh"
 here=$(dirname "$0")
 python3 "$here/linkbench_sql.py" "$MAXID1" "$LOADERS" "$DIR/sql" >/dev/null
 per_op=$(python3 "$here/linkbench_sql.py" --requests "$MAXID1" "$REQUESTERS" "$OPS" "$DIR/sql")
-[ -s "$OUT" ] || printf 'format\tinterval\tseconds\tstatements\tops_per_s\tsplits\tpool_reads\tserver_cpu_s\n' > "$OUT"
+[ -s "$OUT" ] || printf 'format\tinterval\tseconds\tstatements\tops_per_s\tsplits\tpool_reads\tserver_cpu_s\tlru_scan_depth\n' > "$OUT"
 splits() { q "select count from information_schema.innodb_metrics where name='index_page_splits'"; }
 clients() { # clients PREFIX: starts one mariadb client per requester file, sets pids
   # --force: a client goes on after an error (a deadlock), as LinkBench's
@@ -41,6 +45,7 @@ clients() { # clients PREFIX: starts one mariadb client per requester file, sets
 for kbs in 0 4; do
   if [ "$kbs" = 0 ]; then fmt="ROW_FORMAT=DYNAMIC"; name=u; else fmt="ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4"; name=c; fi
   start "$POOL"
+  depth=$(q "select @@innodb_lru_scan_depth")
   q "create database d character set latin1"
   q "create table d.linktable (id1 bigint unsigned not null, id2 bigint unsigned not null, link_type bigint unsigned not null,
      visibility tinyint not null, data varchar(255) not null, time bigint unsigned not null, version int unsigned not null,
@@ -55,7 +60,7 @@ for kbs in 0 4; do
   mariadb --socket="$SOCK" -uroot --default-character-set=latin1 d < "$DIR/sql/node.sql" & lp+=($!)
   wait "${lp[@]}"
   t1=$(date +%s.%N)
-  printf '%s\tload\t%s\t0\t0\t%s\t%s\t0\n' "$name" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$(splits)" "$(status Innodb_buffer_pool_reads)" >> "$OUT"
+  printf '%s\tload\t%s\t0\t0\t%s\t%s\t0\t%s\n' "$name" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$(splits)" "$(status Innodb_buffer_pool_reads)" "$depth" >> "$OUT"
   clients warm
   sleep "$WARM"
   kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null
@@ -64,8 +69,8 @@ for kbs in 0 4; do
     now=$(date +%s.%N); qs=$(status Questions); sp=$(splits); rd=$(status Innodb_buffer_pool_reads); c=$(cpu)
     if [ "$i" -gt 0 ]; then
       awk -v n="$name" -v i="$i" -v a="$prev" -v b="$now" -v q0="$pq" -v q1="$qs" -v per="$per_op" -v s0="$psp" -v s1="$sp" \
-        -v r0="$prd" -v r1="$rd" -v c0="$pc" -v c1="$c" -v clk="$CLK" 'BEGIN {
-          w = b - a; printf "%s\t%d\t%.3f\t%d\t%.0f\t%d\t%d\t%.2f\n", n, i, w, q1 - q0, (q1 - q0 - 3) / per / w, s1 - s0, r1 - r0, (c1 - c0) / clk }' >> "$OUT"
+        -v r0="$prd" -v r1="$rd" -v c0="$pc" -v c1="$c" -v clk="$CLK" -v depth="$depth" 'BEGIN {
+          w = b - a; printf "%s\t%d\t%.3f\t%d\t%.0f\t%d\t%d\t%.2f\t%d\n", n, i, w, q1 - q0, (q1 - q0 - 3) / per / w, s1 - s0, r1 - r0, (c1 - c0) / clk, depth }' >> "$OUT"
     fi
     prev=$now; pq=$qs; psp=$sp; prd=$rd; pc=$c
     [ "$i" -lt 12 ] && sleep "$INTERVAL"
