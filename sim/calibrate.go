@@ -507,9 +507,10 @@ type MariaDBT8Run struct {
 	CompressOps, CompressOpsOK, UncompressOps, PageCompressed int64
 	ApparentBytes, AllocatedBytes                             int64 // the link and count tables' files
 	StatementsPerOp, UncompressPerOp                          float64
-	// LRUScanDepth is innodb_lru_scan_depth: 1536, 10.11's default, keeps
-	// a quarter or more of this 4,115-page pool free; 100, its least,
-	// about as few pages as T8's cleaner and the seed's pool did.
+	// LRUScanDepth is innodb_lru_scan_depth, the free pages the page
+	// cleaner aims for: 1536, 10.11's default, is 37% of this 4,115-page
+	// pool (probes found old-style keeping 934 free, transparent none);
+	// 100, its least, is close to T8's cleaner's 64.
 	LRUScanDepth int
 	// SnapshotHeld: a client held a consistent snapshot open over the
 	// requests, so purge removed nothing and read no page (zipsim has no

@@ -352,7 +352,7 @@ func runT8(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		return nil, err
 	}
 	out.Notef("%s", t8MariaDB(mdb))
-	out.Notef("zipsim has no undo log and no purge: on real InnoDB in this shape the transparent arm's slowdown is purge's (the no-purge setting above runs transparent faster than old-style), while zipsim's comes from deflating each page its cleaner writes (the compressing µs above; czlib takes 1.3–2× C zlib's time): the QPS check's verdict does not show the seed's mechanism (BENCHMARKS.md, T8)")
+	out.Notef("zipsim has no undo log and no purge; the real-InnoDB setting with a snapshot held shows what purge costs MariaDB in this shape (BENCHMARKS.md, T8)")
 	if o.Out != "" {
 		path := filepath.Join(o.Out, "t8-transparent.png")
 		if err := t8Plot(path, m, out.Checks); err != nil {
@@ -415,8 +415,8 @@ func schedWait(a, b *metrics.Float64Histogram) (mean, p99 time.Duration) {
 	return time.Duration(sum / float64(n) * float64(time.Second)), p99
 }
 
-// t8MariaDB summarises mariadb_t8.sh's runs for each innodb_lru_scan_depth
-// recorded: the ratios T8 checks from the modes run back to back in each
+// t8MariaDB summarises mariadb_t8.sh's runs for each setting recorded
+// (innodb_lru_scan_depth, and whether a snapshot held purge back): the ratios T8 checks from the modes run back to back in each
 // repeat, and each mode's throughput, server CPU and pool reads an
 // operation.
 func t8MariaDB(runs []MariaDBT8Run) string {
@@ -445,7 +445,7 @@ func t8MariaDB(runs []MariaDBT8Run) string {
 	us := func(r MariaDBT8Run) float64 { return float64(r.CPUPerOp()) / 1e3 }
 	var b strings.Builder
 	b.WriteString("real InnoDB in this shape (MariaDB 10.11.14, sim/calibration/mariadb_t8.sh: the same rows and request mix as SQL, 2 loaders and 2 requesters, transparent as PAGE_COMPRESSED=1, a 65 MiB pool, O_DIRECT reads from this machine's disk; " +
-		"recorded 2026-12-01 on this project's 2-core machine, not measured by this run; its page cleaner keeps innodb_lru_scan_depth pages free: 10.11's default, 1536, a quarter or more of this pool, and 100, its least, about as few as this run's cleaner):")
+		"recorded 2026-12-01 on this project's 2-core machine, not measured by this run; its page cleaner aims to keep innodb_lru_scan_depth pages free: 10.11's default, 1536, 37% of this pool, and 100, its least, close to this run's cleaner's 64):")
 	for _, st := range settings {
 		var qpsRatio, loadRatio, qps, cpu, reads []string
 		for _, rep := range repeats[st] {
@@ -484,7 +484,7 @@ func t8Notes(out *Outcome, m t8Measured) {
 		r := x.r
 		out.Notef("%s: load %d rows in %.2fs (Create+Load+Flush, %.0f rows/s, %.2fs CPU); B-tree compressions %d (%d failed), recompressions %d",
 			x.n, r.rows, r.load.Seconds(), float64(r.rows)/r.load.Seconds(), r.loadCPU.Seconds(), r.cmpOps, r.cmpOps-r.cmpOK, r.recompressions)
-		out.Notef("%s: %.0f QPS; %.3f pages read, %.3f inflates and %.3f pages written per operation; %.0f µs of CPU an operation (the process's, page cleaner included), of which %.0f µs compressing and %.0f µs decompressing (wall time in the codec); goroutines waited, runnable, %.1f µs for a P on average, 99th percentile %.0f µs",
+		out.Notef("%s: %.0f QPS; %.3f pages read, %.3f inflates and %.3f pages written per operation; %.0f µs of CPU an operation (the process's, page cleaner included), and %.0f µs compressing and %.0f µs decompressing (wall time in the codec, waits for a core included); goroutines waited, runnable, %.1f µs for a P on average, 99th percentile %.0f µs",
 			x.n, r.qps, r.reads, r.inflates, r.writes, float64(r.cpuPerOp)/1e3, float64(r.deflateTime)/1e3, float64(r.inflateTime)/1e3, float64(r.schedMean)/1e3, float64(r.schedP99)/1e3)
 		out.Notef("%s: %d files: logical %.1f MiB, file %.1f MiB, allocated %.1f MiB, %d punched holes (%.0f per file); DROP TABLE of both tables %.2f ms",
 			x.n, r.files, mib(r.logical), mib(r.apparent), mib(r.allocated), r.holes, float64(r.holes)/float64(r.files), float64(r.drop)/1e6)

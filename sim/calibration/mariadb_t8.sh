@@ -31,8 +31,14 @@
 # summed over the partitions) and the pool's pages, and runs no requests.
 # With HOLD_SNAPSHOT=1 a client holds a consistent snapshot open over the
 # requests, so that purge removes nothing and reads no page for it.
+# With PROBE=1 the server runs every InnoDB monitor counter (which costs
+# it CPU: keep those runs out of the recorded figures), and the script
+# prints, at the start and end of the measured window, the free pages and
+# the history list's length, then the window's pool reads by page type
+# and purge counters (information_schema.innodb_metrics) and the pool's
+# pages by state, type and index at its end.
 # Usage: mariadb_t8.sh MAXID1 POOL REPEATS OUT
-#        (env: WARM=2 DURATION=8 OPS=60000 MODES="u transparent old" SIZES=0 HOLD_SNAPSHOT=0
+#        (env: WARM=2 DURATION=8 OPS=60000 MODES="u transparent old" SIZES=0 HOLD_SNAPSHOT=0 PROBE=0
 #         EXTRA_FLAGS: more server options, e.g. --innodb-read-ahead-threshold=0)
 set -u
 MAXID1=${1:?maxid1}
@@ -49,12 +55,32 @@ DIR=${DIR:-$(mktemp -d -t zipsim-t8.XXXXXX)}
 mkdir -p "$DIR/sql"
 # 5.7 buffered changes by default, as T8 does; MariaDB 10.11 does not.
 SERVER_FLAGS="--innodb-flush-method=O_DIRECT --innodb-compression-algorithm=zlib --innodb-compression-level=6 --innodb-change-buffering=all ${EXTRA_FLAGS:-}"
+[ "${PROBE:-0}" = 1 ] && SERVER_FLAGS="$SERVER_FLAGS --innodb-monitor-enable=all"
 . "$(dirname "$0")/mariadb_server.sh"
 here=$(dirname "$0")
 python3 "$here/linkbench_sql.py" "$MAXID1" "$LOADERS" "$DIR/sql" >/dev/null
 per_op=$(python3 "$here/linkbench_sql.py" --requests "$MAXID1" "$REQUESTERS" "$OPS" "$DIR/sql")
-[ -s "$OUT" ] || printf 'repeat\tmode\tload_s\tload_cpu_s\tseconds\tops_per_s\trequest_cpu_s\tpool_reads_per_op\tcompress_ops\tcompress_ops_ok\tuncompress_ops\tpage_compressed\tapparent_bytes\tallocated_bytes\tstatements_per_op\tuncompress_per_op\tlru_scan_depth\tsnapshot_held\n' > "$OUT"
+header='repeat\tmode\tload_s\tload_cpu_s\tseconds\tops_per_s\trequest_cpu_s\tpool_reads_per_op\tcompress_ops\tcompress_ops_ok\tuncompress_ops\tpage_compressed\tapparent_bytes\tallocated_bytes\tstatements_per_op\tuncompress_per_op\tlru_scan_depth\tsnapshot_held'
+if [ -s "$OUT" ]; then
+  [ "$(head -1 "$OUT")" = "$(printf '%b' "$header")" ] || { echo "$OUT has another header: write to a new file"; exit 2; }
+else
+  printf '%b\n' "$header" > "$OUT"
+fi
 cmp() { q "select concat(sum(compress_ops), ' ', sum(compress_ops_ok), ' ', sum(uncompress_ops)) from information_schema.innodb_cmp"; }
+# probe start|end: PROBE=1's figures (see above), outside the window's
+# statement counts.
+probe() {
+  [ "${PROBE:-0}" = 1 ] || return 0
+  echo "$mode $1: free pages $(status Innodb_buffer_pool_pages_free), history list $(status Innodb_history_list_length)"
+  q "select name, count from information_schema.innodb_metrics
+     where (name like 'buffer_page_read%' or name like 'purge%') and name != 'purge_dml_delay_usec' order by name" > "$DIR/probe.$1"
+  [ "$1" = end ] || return 0
+  echo "$mode: the window's pool reads by page type and purge counters"
+  join <(LC_ALL=C sort "$DIR/probe.start") <(LC_ALL=C sort "$DIR/probe.end") | awk '$3 > $2 { print "  " $1, $3 - $2 }'
+  echo "$mode: the pool's pages by state, type and index at its end"
+  q "select page_state, page_type, coalesce(index_name, '-'), count(*) from information_schema.innodb_buffer_page
+     group by 1, 2, 3 order by 4 desc limit 12" | sed 's/^/  /'
+}
 for rep in $(seq "$REPEATS"); do
   for mode in $MODES; do
     case $mode in
@@ -105,9 +131,11 @@ for rep in $(seq "$REPEATS"); do
       mariadb --socket="$SOCK" -uroot --default-character-set=latin1 --force d < "$DIR/sql/mix$r.sql" >/dev/null 2>>"$DIR/errors" & pids+=($!)
     done
     sleep "$WARM"
+    probe start
     qs0=$(status Questions); rd0=$(status Innodb_buffer_pool_reads); read -r _ _ u0 <<< "$(cmp)"; c2=$(cpu); t2=$(date +%s.%N)
     sleep "$DURATION"
     qs1=$(status Questions); rd1=$(status Innodb_buffer_pool_reads); read -r _ _ u1 <<< "$(cmp)"; c3=$(cpu); t3=$(date +%s.%N)
+    probe end
     alive=0
     for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
     kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null
