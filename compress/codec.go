@@ -67,7 +67,7 @@ func New(s Setting, opts Options) (*Codec, error) {
 	case None:
 		c.eng = noneEngine{}
 	case CZlib:
-		c.eng = newCZlibEngine(s.Level, opts.NoReuse)
+		c.eng = czlibEngineFor(s.Level, opts.NoReuse)
 	}
 	return c, nil
 }

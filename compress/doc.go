@@ -76,6 +76,14 @@
 //     level 1 and takes longer (research/limits.md measured 7998 against 7826
 //     bytes per 16 KiB page and 2.5 times the time; BenchmarkCompress shows
 //     the same order on sbdata's page).
+//   - Built with the zipsim_czlib_c tag (cgo and zlib's headers), the
+//     czlib setting calls the system's C zlib both ways instead
+//     (czlib_c.go): the same bytes as the port at every level
+//     (TestCZlibC), at C's speed. On the 16 KiB sysbench page C zlib
+//     deflated in 224-266 µs against the port's 302-308 and inflated in
+//     30-35 against klauspost's 55-63 (BenchmarkCompressNoReuse,
+//     BenchmarkDecompressNoReuse). It measures what the port's speed costs
+//     a scenario (BENCHMARKS.md, T8); CI and default builds use the port.
 //   - Options.NoReuse: klauspost allocates and clears about 1 MiB of
 //     encoder tables per zlib:6 call, which makes a page compress about twice
 //     as slowly; czlib builds about 330 KiB, about 13% slower; each inflater

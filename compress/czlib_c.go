@@ -1,0 +1,238 @@
+//go:build zipsim_czlib_c && cgo
+
+package compress
+
+// With the zipsim_czlib_c build tag, czlib's streams come from the
+// system's C zlib through cgo instead of the Go port: the same bytes
+// (czlib is byte-identical to zlib 1.2.13, and TestCZlibC checks the two
+// agree), at C zlib's speed. It exists to measure what czlib's speed
+// costs a scenario (BENCHMARKS.md, T8); builds without the tag, CI's
+// included, use the port. Needs a C compiler and zlib's headers.
+
+/*
+#cgo LDFLAGS: -lz
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+static z_stream *zc_new_deflate(int level, int wbits, int mem) {
+	z_stream *s = calloc(1, sizeof *s);
+	if (s != NULL && deflateInit2(s, level, Z_DEFLATED, wbits, mem, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+static z_stream *zc_new_inflate(void) {
+	z_stream *s = calloc(1, sizeof *s);
+	if (s != NULL && inflateInit2(s, 15) != Z_OK) {
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+static void zc_free_deflate(z_stream *s) { deflateEnd(s); free(s); }
+static void zc_free_inflate(z_stream *s) { inflateEnd(s); free(s); }
+
+// zc_deflate is one deflate(Z_FINISH) of in into out after deflateReset,
+// as page_zip_compress runs it: Z_STREAM_END when the stream fit. The
+// stream's avail_out tells what was left of out. Go's pointers live in
+// the stream only during the call.
+static int zc_deflate(z_stream *s, unsigned char *in, unsigned in_len, unsigned char *out, unsigned out_cap) {
+	int rc = deflateReset(s);
+	if (rc != Z_OK) return rc;
+	s->next_in = in; s->avail_in = in_len;
+	s->next_out = out; s->avail_out = out_cap;
+	rc = deflate(s, Z_FINISH);
+	s->next_in = NULL; s->next_out = NULL;
+	return rc;
+}
+
+// zc_inflate runs inflate over in into out, from a reset stream when
+// reset is set; avail_in and avail_out tell what it consumed and made.
+static int zc_inflate(z_stream *s, int reset, unsigned char *in, unsigned in_len, unsigned char *out, unsigned out_cap) {
+	if (reset && inflateReset(s) != Z_OK) return Z_STREAM_ERROR;
+	s->next_in = in; s->avail_in = in_len;
+	s->next_out = out; s->avail_out = out_cap;
+	int rc = inflate(s, Z_NO_FLUSH);
+	s->next_in = NULL; s->next_out = NULL;
+	return rc;
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"unsafe"
+)
+
+// czlibEngineFor returns the engine behind the CZlib setting: C zlib here.
+func czlibEngineFor(level int, noReuse bool) engine { return newCZlibCEngine(level, noReuse) }
+
+// cZlibEngine keeps C zlib streams in pools, as czlibEngine keeps the
+// port's writers. A pooled stream lives in C memory; a pool may drop it,
+// so each is freed by a cleanup attached to its Go handle.
+type cZlibEngine struct {
+	level                            int
+	noReuse                          bool
+	pagePool, valuePool, inflatePool sync.Pool // *cStream
+}
+
+// cStream is one C zlib stream and, for deflate, CompressLimit's scratch,
+// so that a failure leaves the caller's spare capacity untouched.
+type cStream struct {
+	s       *C.z_stream
+	scratch []byte
+}
+
+func newCZlibCEngine(level int, noReuse bool) *cZlibEngine {
+	e := &cZlibEngine{level: level, noReuse: noReuse}
+	e.pagePool.New = func() any { return e.newDeflate(czlibWindowBits, czlibMemLevel) }
+	e.valuePool.New = func() any { return e.newDeflate(czlibValueWindowBits, czlibValueMemLevel) }
+	e.inflatePool.New = func() any { return newCInflate() }
+	return e
+}
+
+// errCStream is an init failure: C zlib could not allocate its state.
+var errCStream = errors.New("compress: C zlib could not allocate a stream")
+
+func (e *cZlibEngine) newDeflate(wbits, mem int) any {
+	s := C.zc_new_deflate(C.int(e.level), C.int(wbits), C.int(mem))
+	if s == nil {
+		return nil
+	}
+	st := &cStream{s: s}
+	runtime.AddCleanup(st, func(s *C.z_stream) { C.zc_free_deflate(s) }, s)
+	return st
+}
+
+func newCInflate() any {
+	s := C.zc_new_inflate()
+	if s == nil {
+		return nil
+	}
+	st := &cStream{s: s}
+	runtime.AddCleanup(st, func(s *C.z_stream) { C.zc_free_inflate(s) }, s)
+	return st
+}
+
+// get takes a stream from p, or a fresh one (NoReuse: zlib_reuse=off).
+func (e *cZlibEngine) get(p *sync.Pool) (*cStream, error) {
+	var v any
+	if e.noReuse {
+		v = p.New()
+	} else {
+		v = p.Get()
+	}
+	st, ok := v.(*cStream)
+	if !ok {
+		return nil, errCStream
+	}
+	return st, nil
+}
+
+func (e *cZlibEngine) put(p *sync.Pool, st *cStream) {
+	if !e.noReuse {
+		p.Put(st)
+	}
+}
+
+// deflate appends src's stream to dst, failing with ErrDoesNotFit past
+// limit bytes; below deflateBound it deflates into the stream's scratch.
+func (e *cZlibEngine) deflate(p *sync.Pool, dst, src []byte, limit int) ([]byte, error) {
+	st, err := e.get(p)
+	if err != nil {
+		return dst, err
+	}
+	defer e.put(p, st)
+	bound := int(C.deflateBound(st.s, C.uLong(len(src))))
+	if limit >= bound {
+		// Into dst's spare capacity first, which usually holds the
+		// stream; deflateBound's room only when it does not.
+		if spare := dst[len(dst):cap(dst)]; len(spare) > 0 && len(spare) < bound {
+			if n, ok := st.run(src, spare); ok {
+				return dst[:len(dst)+n], nil
+			}
+		}
+		out := slices.Grow(dst, bound)
+		n, ok := st.run(src, out[len(out):len(out)+bound])
+		if !ok {
+			return dst, ErrDoesNotFit
+		}
+		return out[:len(out)+n], nil
+	}
+	if cap(st.scratch) < limit {
+		st.scratch = make([]byte, limit)
+	}
+	n, ok := st.run(src, st.scratch[:limit])
+	if !ok {
+		return dst, ErrDoesNotFit
+	}
+	return append(dst, st.scratch[:n]...), nil
+}
+
+// run deflates src into out and reports the stream's length and whether
+// it fit.
+func (st *cStream) run(src, out []byte) (int, bool) {
+	rc := C.zc_deflate(st.s, cBytes(src), C.uint(len(src)), cBytes(out), C.uint(len(out)))
+	return len(out) - int(st.s.avail_out), rc == C.Z_STREAM_END
+}
+
+func (e *cZlibEngine) compress(dst, src []byte) ([]byte, error) {
+	return e.deflate(&e.pagePool, dst, src, math.MaxInt)
+}
+
+func (e *cZlibEngine) compressLimit(dst, src []byte, limit int) ([]byte, error) {
+	return e.deflate(&e.pagePool, dst, src, limit)
+}
+
+func (e *cZlibEngine) compressValue(dst, src []byte) ([]byte, error) {
+	return e.deflate(&e.valuePool, dst, src, math.MaxInt)
+}
+
+func (e *cZlibEngine) decompress(dst, src []byte, limit int) ([]byte, error) {
+	st, err := e.get(&e.inflatePool)
+	if err != nil {
+		return dst, err
+	}
+	defer e.put(&e.inflatePool, st)
+	start, in, out := len(dst), src, dst
+	for reset := C.int(1); ; reset = 0 {
+		produced := len(out) - start
+		if len(out) == cap(out) {
+			out = slices.Grow(out, max(produced, 2*len(src), 4096))
+		}
+		// One byte of room past limit tells a stream that is too large.
+		room := min(cap(out)-len(out), limit-produced+1)
+		rc := C.zc_inflate(st.s, reset, cBytes(in), C.uint(len(in)), cBytes(out[len(out):len(out)+room]), C.uint(room))
+		in = in[len(in)-int(st.s.avail_in):]
+		out = out[:len(out)+room-int(st.s.avail_out)]
+		if len(out)-start > limit {
+			return dst, tooLarge(limit)
+		}
+		switch rc {
+		case C.Z_STREAM_END:
+			return out, nil
+		case C.Z_OK:
+		case C.Z_BUF_ERROR: // no progress: the input ended early
+			return dst, corrupt("zlib", errors.New("truncated stream"))
+		default:
+			return dst, corrupt("zlib", errors.New(C.GoString(st.s.msg)))
+		}
+	}
+}
+
+// cBytes is b's first byte for C, or nil for an empty slice. C only reads
+// or writes it during the call.
+func cBytes(b []byte) *C.uchar {
+	if len(b) == 0 {
+		return nil
+	}
+	return (*C.uchar)(unsafe.Pointer(&b[0]))
+}

@@ -1,0 +1,7 @@
+//go:build !(zipsim_czlib_c && cgo)
+
+package compress
+
+// czlibEngineFor returns the engine behind the CZlib setting: the Go port
+// of C zlib's deflate, unless the zipsim_czlib_c tag builds czlib_c.go.
+func czlibEngineFor(level int, noReuse bool) engine { return newCZlibEngine(level, noReuse) }
