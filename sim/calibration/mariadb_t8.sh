@@ -33,8 +33,9 @@
 # requests, so that purge removes nothing and reads no page for it.
 # With PROBE=1 the server runs every InnoDB monitor counter (which costs
 # it CPU: keep those runs out of the recorded figures), and the script
-# prints, at the start and end of the measured window, the free pages and
-# the history list's length, then the window's pool reads by page type
+# prints, at the start and end of the measured window, the free pages,
+# the history list's length, and the pages written, page-compressed and
+# statements so far, then the window's pool reads by page type
 # and purge counters (information_schema.innodb_metrics) and the pool's
 # pages by state, type and index at its end.
 # Usage: mariadb_t8.sh MAXID1 POOL REPEATS OUT
@@ -71,7 +72,7 @@ cmp() { q "select concat(sum(compress_ops), ' ', sum(compress_ops_ok), ' ', sum(
 # statement counts.
 probe() {
   [ "${PROBE:-0}" = 1 ] || return 0
-  echo "$mode $1: free pages $(status Innodb_buffer_pool_pages_free), history list $(status Innodb_history_list_length)"
+  echo "$mode $1: free pages $(status Innodb_buffer_pool_pages_free), history list $(status Innodb_history_list_length), pages written $(status Innodb_buffer_pool_pages_flushed), page-compressed $(status Innodb_num_pages_page_compressed), questions $(status Questions)"
   q "select name, count from information_schema.innodb_metrics
      where (name like 'buffer_page_read%' or name like 'purge%') and name != 'purge_dml_delay_usec' order by name" > "$DIR/probe.$1"
   [ "$1" = end ] || return 0
