@@ -11,7 +11,8 @@
 # performance_schema when PFS=1 (which costs the server CPU of its own),
 # and appends them to OUT (a header first when OUT is new).
 # Needs: apt-get install mariadb-server python3.
-# Usage: [PFS=1] mariadb_t7.sh MAXID1 REPEATS OUT
+# Usage: [PFS=1] [POOL=1G] [EXTRA_FLAGS=...] mariadb_t7.sh MAXID1 REPEATS OUT
+#        (EXTRA_FLAGS: more server options, e.g. --innodb-lru-scan-depth=100)
 set -u
 MAXID1=${1:?maxid1}
 REPEATS=${2:?repeats}
@@ -19,7 +20,7 @@ OUT=${3:?output file}
 LOADERS=8
 DIR=${DIR:-$(mktemp -d -t zipsim-t7.XXXXXX)}
 mkdir -p "$DIR/sql"
-SERVER_FLAGS="--innodb-page-size=8k"
+SERVER_FLAGS="--innodb-page-size=8k ${EXTRA_FLAGS:-}"
 if [ "${PFS:-0}" = 1 ]; then
   SERVER_FLAGS="$SERVER_FLAGS --performance-schema=ON --performance-schema-instrument=wait/synch/sxlock/innodb/index_tree_rw_lock=ON"
 fi
