@@ -219,13 +219,13 @@ func TestDecompressCorrupt(t *testing.T) {
 		checkBad(t, c, bytes.Repeat([]byte{0xff}, 64), nil, "ones")
 
 		switch s.Algorithm {
-		case Zlib, Deflate, Zstd, S2:
+		case Zlib, Deflate, Zstd, S2, CZlib:
 			_, err = c.Decompress(nil, append(bytes.Clone(comp), 0))
 			require.ErrorIs(t, err, ErrCorrupt, "%s trailing byte", s)
 			_, err = c.Decompress(nil, nil)
 			require.ErrorIs(t, err, ErrCorrupt, "%s empty input", s)
 		}
-		if s.Algorithm == Zlib || s.Algorithm == Zstd {
+		if s.Algorithm == Zlib || s.Algorithm == Zstd || s.Algorithm == CZlib {
 			// Checksummed formats catch a changed payload byte.
 			bad := bytes.Clone(comp)
 			bad[len(bad)/2] ^= 0x01
@@ -278,7 +278,7 @@ func TestLimitAboveMaxDecompressed(t *testing.T) {
 
 func TestConcurrentUse(t *testing.T) {
 	page := sbPage()
-	for _, s := range []Setting{DefaultSetting, {Algorithm: Zstd}, {Algorithm: S2, Level: 2}} {
+	for _, s := range []Setting{DefaultSetting, {Algorithm: Zstd}, {Algorithm: S2, Level: 2}, {Algorithm: CZlib, Level: 6}} {
 		c := newCodec(t, s)
 		want, err := c.Compress(nil, page)
 		require.NoError(t, err)

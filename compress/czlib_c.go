@@ -75,6 +75,9 @@ import (
 // czlibEngineFor returns the engine behind the CZlib setting: C zlib here.
 func czlibEngineFor(level int, noReuse bool) engine { return newCZlibCEngine(level, noReuse) }
 
+// CZlibImplementation says what the czlib setting runs in this build.
+func CZlibImplementation() string { return "C zlib " + C.GoString(C.zlibVersion()) + " through cgo" }
+
 // cZlibEngine keeps C zlib streams in pools, as czlibEngine keeps the
 // port's writers. A pooled stream lives in C memory; a pool may drop it,
 // so each is freed by a cleanup attached to its Go handle.
@@ -85,10 +88,25 @@ type cZlibEngine struct {
 }
 
 // cStream is one C zlib stream and, for deflate, CompressLimit's scratch,
-// so that a failure leaves the caller's spare capacity untouched.
+// so that a failure leaves the caller's spare capacity untouched. free
+// releases the C state at once (NoReuse) instead of at a collection,
+// which cannot see C memory.
 type cStream struct {
 	s       *C.z_stream
 	scratch []byte
+	cleanup runtime.Cleanup
+	end     func(*C.z_stream)
+}
+
+func newCStream(s *C.z_stream, end func(*C.z_stream)) *cStream {
+	st := &cStream{s: s, end: end}
+	st.cleanup = runtime.AddCleanup(st, end, s)
+	return st
+}
+
+func (st *cStream) free() {
+	st.cleanup.Stop()
+	st.end(st.s)
 }
 
 func newCZlibCEngine(level int, noReuse bool) *cZlibEngine {
@@ -107,9 +125,7 @@ func (e *cZlibEngine) newDeflate(wbits, mem int) any {
 	if s == nil {
 		return nil
 	}
-	st := &cStream{s: s}
-	runtime.AddCleanup(st, func(s *C.z_stream) { C.zc_free_deflate(s) }, s)
-	return st
+	return newCStream(s, func(s *C.z_stream) { C.zc_free_deflate(s) })
 }
 
 func newCInflate() any {
@@ -117,9 +133,7 @@ func newCInflate() any {
 	if s == nil {
 		return nil
 	}
-	st := &cStream{s: s}
-	runtime.AddCleanup(st, func(s *C.z_stream) { C.zc_free_inflate(s) }, s)
-	return st
+	return newCStream(s, func(s *C.z_stream) { C.zc_free_inflate(s) })
 }
 
 // get takes a stream from p, or a fresh one (NoReuse: zlib_reuse=off).
@@ -138,9 +152,11 @@ func (e *cZlibEngine) get(p *sync.Pool) (*cStream, error) {
 }
 
 func (e *cZlibEngine) put(p *sync.Pool, st *cStream) {
-	if !e.noReuse {
-		p.Put(st)
+	if e.noReuse {
+		st.free()
+		return
 	}
+	p.Put(st)
 }
 
 // deflate appends src's stream to dst, failing with ErrDoesNotFit past
@@ -205,11 +221,15 @@ func (e *cZlibEngine) decompress(dst, src []byte, limit int) ([]byte, error) {
 	start, in, out := len(dst), src, dst
 	for reset := C.int(1); ; reset = 0 {
 		produced := len(out) - start
-		if len(out) == cap(out) {
-			out = slices.Grow(out, max(produced, 2*len(src), 4096))
-		}
 		// One byte of room past limit tells a stream that is too large.
-		room := min(cap(out)-len(out), limit-produced+1)
+		left := limit - produced
+		if len(out) == cap(out) {
+			out = slices.Grow(out, min(left, max(produced, 2*len(src), 4096))+1)
+		}
+		room := cap(out) - len(out)
+		if left < room {
+			room = left + 1
+		}
 		rc := C.zc_inflate(st.s, reset, cBytes(in), C.uint(len(in)), cBytes(out[len(out):len(out)+room]), C.uint(room))
 		in = in[len(in)-int(st.s.avail_in):]
 		out = out[:len(out)+room-int(st.s.avail_out)]
@@ -218,6 +238,9 @@ func (e *cZlibEngine) decompress(dst, src []byte, limit int) ([]byte, error) {
 		}
 		switch rc {
 		case C.Z_STREAM_END:
+			if len(in) > 0 {
+				return dst, corrupt("zlib", errors.New("bytes after the stream's end"))
+			}
 			return out, nil
 		case C.Z_OK:
 		case C.Z_BUF_ERROR: // no progress: the input ended early

@@ -58,6 +58,7 @@ type Header struct {
 	GoVersion  string   `json:"go_version"`
 	GOOS       string   `json:"goos"`
 	GOARCH     string   `json:"goarch"`
+	CZlib      string   `json:"czlib"` // compress.CZlibImplementation: the port, or C zlib with the zipsim_czlib_c tag
 	// Start is when Run started, warm-up included.
 	Start time.Time `json:"start"`
 	// Rows is Workload.LoadRows; DataBytes is Workload.DataBytes, the
@@ -309,7 +310,7 @@ func (r *Report) WriteText(w io.Writer) error {
 
 	b.WriteString("RUN\n")
 	fmt.Fprintf(&b, "  workload %s  config %s  start %s\n", h.Workload, h.ConfigHash, h.Start.Format(time.RFC3339))
-	fmt.Fprintf(&b, "  %s %s/%s  GOMAXPROCS %d  NumCPU %d\n", h.GoVersion, h.GOOS, h.GOARCH, h.GOMAXPROCS, h.NumCPU)
+	fmt.Fprintf(&b, "  %s %s/%s  GOMAXPROCS %d  NumCPU %d  czlib: %s\n", h.GoVersion, h.GOOS, h.GOARCH, h.GOMAXPROCS, h.NumCPU, h.CZlib)
 	fmt.Fprintf(&b, "  rows %d  data (u) %s  disk (c) %s  disk/data %s  pool %s  pool/data %s  pool/disk %s\n",
 		h.Rows, bytesStr(h.DataBytes), bytesStr(h.DiskBytes), f2(ratio(float64(h.DiskBytes), float64(h.DataBytes))),
 		bytesStr(h.PoolSize), f2(h.PoolDataRatio), f2(h.PoolDiskRatio))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/zipsim/zipsim"
+	"github.com/zipsim/zipsim/compress"
 	"github.com/zipsim/zipsim/internal/latch"
 )
 
@@ -684,6 +685,7 @@ func newHeader(cfg Config, w Workload, st *zipsim.Store) Header {
 		GoVersion:  runtime.Version(),
 		GOOS:       runtime.GOOS,
 		GOARCH:     runtime.GOARCH,
+		CZlib:      compress.CZlibImplementation(),
 		Start:      time.Now(),
 		Rows:       w.LoadRows(),
 		DataBytes:  w.DataBytes(),

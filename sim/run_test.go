@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/zipsim/zipsim"
+	"github.com/zipsim/zipsim/compress"
 )
 
 // runFake is a Workload for the runner's tests: one small compressed
@@ -241,6 +242,7 @@ func TestRunEventsExact(t *testing.T) {
 	require.Len(t, h.ConfigHash, 16)
 	require.EqualValues(t, 800, h.Rows)
 	require.Equal(t, runtime.GOMAXPROCS(0), h.GOMAXPROCS)
+	require.Equal(t, compress.CZlibImplementation(), h.CZlib, "which czlib ran")
 	require.EqualValues(t, 4<<20, h.PoolSize)
 	require.Positive(t, h.DiskBytes)
 	require.InDelta(t, float64(h.PoolSize)/float64(h.DataBytes), h.PoolDataRatio, 1e-9)

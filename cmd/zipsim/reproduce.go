@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zipsim/zipsim/compress"
 	"github.com/zipsim/zipsim/sim"
 )
 
@@ -88,7 +89,7 @@ func cmdReproduce(ctx context.Context, e *env, args []string) error {
 	if err := os.WriteFile(filepath.Join(*out, "outcome.json"), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%d of %d targets passed in %.0fs\n", len(outcomes)-len(failed), len(outcomes), time.Since(start).Seconds())
+	fmt.Fprintf(e.stdout, "%d of %d targets passed in %.0fs (czlib: %s)\n", len(outcomes)-len(failed), len(outcomes), time.Since(start).Seconds(), compress.CZlibImplementation())
 	if len(failed) > 0 {
 		return fmt.Errorf("reproduce: %s failed (BENCHMARKS.md says why where the reason is known)", strings.Join(failed, ", "))
 	}
