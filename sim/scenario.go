@@ -149,7 +149,9 @@ const seedLatches = "plugin"
 // os_file_compress_page; off-page values take their own parameters,
 // Codec.CompressValue). On czlib's 13 KB sysbench page czlib takes 201–209
 // µs, C zlib 1.2.13 here 98–158 µs by run and harness (Python's zlib,
-// sim/calibration/zlib_reuse.c; 2026-12-01): 1.3–2× slower. klauspost's
+// sim/calibration/zlib_reuse.c; 2026-12-01): 1.3–2× slower; on the 16 KiB
+// sysbench page 1.14–1.37× (302–308 µs against 224–266 through the
+// zipsim_czlib_c build, BenchmarkCompressNoReuse). klauspost's
 // zlib:6, the library's default, takes 64–67 µs and writes other streams,
 // so a scenario run with it weighs compression at under half of InnoDB's
 // cost. Inflates run klauspost's inflater whatever wrote the stream,

@@ -487,7 +487,7 @@ func t8Notes(out *Outcome, m t8Measured) {
 		r := x.r
 		out.Notef("%s: load %d rows in %.2fs (Create+Load+Flush, %.0f rows/s, %.2fs CPU); B-tree compressions %d (%d failed), recompressions %d",
 			x.n, r.rows, r.load.Seconds(), float64(r.rows)/r.load.Seconds(), r.loadCPU.Seconds(), r.cmpOps, r.cmpOps-r.cmpOK, r.recompressions)
-		out.Notef("%s: %.0f QPS; %.3f pages read, %.3f inflates and %.3f pages written (%.3f of them compressed by the file layer) per operation; %.0f µs of CPU an operation (the process's, page cleaner included), and %.0f µs compressing and %.0f µs decompressing (wall time in the codec, waits for a core included); goroutines waited, runnable, %.1f µs for a P on average, 99th percentile %.0f µs",
+		out.Notef("%s: %.0f QPS; %.3f pages read, %.3f inflates and %.3f pages written (%.3f of them stored compressed, a hole punched after each) per operation; %.0f µs of CPU an operation (the process's, page cleaner included), and %.0f µs compressing and %.0f µs decompressing (wall time in the codec, waits for a core included); goroutines waited, runnable, %.1f µs for a P on average, 99th percentile %.0f µs",
 			x.n, r.qps, r.reads, r.inflates, r.writes, r.holePunches, float64(r.cpuPerOp)/1e3, float64(r.deflateTime)/1e3, float64(r.inflateTime)/1e3, float64(r.schedMean)/1e3, float64(r.schedP99)/1e3)
 		out.Notef("%s: %d files: logical %.1f MiB, file %.1f MiB, allocated %.1f MiB, %d punched holes (%.0f per file); DROP TABLE of both tables %.2f ms",
 			x.n, r.files, mib(r.logical), mib(r.apparent), mib(r.allocated), r.holes, float64(r.holes)/float64(r.files), float64(r.drop)/1e6)

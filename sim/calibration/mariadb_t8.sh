@@ -32,8 +32,8 @@
 # With HOLD_SNAPSHOT=1 a client holds a consistent snapshot open over the
 # requests, so that purge removes nothing and reads no page for it.
 # With PROBE=1 the server runs every InnoDB monitor counter (which costs
-# it CPU: keep those runs out of the recorded figures), and the script
-# prints, at the start and end of the measured window, the free pages,
+# it CPU, so its rows go to stdout, not OUT), and the script prints, just
+# before and after the measured window, the free pages,
 # the history list's length, and the pages written, page-compressed and
 # statements so far, then the window's pool reads by page type
 # and purge counters (information_schema.innodb_metrics) and the pool's
@@ -77,7 +77,7 @@ probe() {
      where (name like 'buffer_page_read%' or name like 'purge%') and name != 'purge_dml_delay_usec' order by name" > "$DIR/probe.$1"
   [ "$1" = end ] || return 0
   echo "$mode: the window's pool reads by page type and purge counters"
-  join <(LC_ALL=C sort "$DIR/probe.start") <(LC_ALL=C sort "$DIR/probe.end") | awk '$3 > $2 { print "  " $1, $3 - $2 }'
+  LC_ALL=C join <(LC_ALL=C sort "$DIR/probe.start") <(LC_ALL=C sort "$DIR/probe.end") | awk '$3 > $2 { print "  " $1, $3 - $2 }'
   echo "$mode: the pool's pages by state, type and index at its end"
   q "select page_state, page_type, coalesce(index_name, '-'), count(*) from information_schema.innodb_buffer_page
      group by 1, 2, 3 order by 4 desc limit 12" | sed 's/^/  /'
@@ -148,11 +148,13 @@ for rep in $(seq "$REPEATS"); do
     apparent=$(du -cb --apparent-size $files | tail -1 | cut -f1)
     # shellcheck disable=SC2086
     allocated=$(du -cB1 $files | tail -1 | cut -f1)
+    out=$OUT
+    [ "${PROBE:-0}" = 1 ] && out=/dev/stdout # PROBE's figures stay out of OUT
     awk -v rep="$rep" -v m="$mode" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v t3="$t3" -v c0="$c0" -v c1="$c1" -v c2="$c2" -v c3="$c3" \
       -v q0="$qs0" -v q1="$qs1" -v r0="$rd0" -v r1="$rd1" -v per="$per_op" -v clk="$CLK" \
       -v u0="$u0" -v u1="$u1" -v cops="$cops" -v cok="$cok" -v uops="$uops" -v pc="$pc" -v ap="$apparent" -v al="$allocated" -v depth="$depth" -v held="${HOLD_SNAPSHOT:-0}" 'BEGIN {
         ops = (q1 - q0 - 3) / per # the three status queries between the reads of Questions
-        printf "%d\t%s\t%.3f\t%.2f\t%.3f\t%.0f\t%.2f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.3f\t%d\t%d\n", rep, m, t1 - t0, (c1 - c0) / clk, t3 - t2, ops / (t3 - t2), (c3 - c2) / clk, (r1 - r0) / ops, cops, cok, uops, pc, ap, al, per, (u1 - u0) / ops, depth, held }' >> "$OUT"
+        printf "%d\t%s\t%.3f\t%.2f\t%.3f\t%.0f\t%.2f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.3f\t%d\t%d\n", rep, m, t1 - t0, (c1 - c0) / clk, t3 - t2, ops / (t3 - t2), (c3 - c2) / clk, (r1 - r0) / ops, cops, cok, uops, pc, ap, al, per, (u1 - u0) / ops, depth, held }' >> "$out"
     echo "$mode: $alive of $REQUESTERS requesters still running at the end (fewer: OPS too small), $dirty pages dirty when the load's flush ended, $(cat "$DIR/errors" 2>/dev/null | grep -c ERROR) client errors"
     rm -f "$DIR/errors"
     [ -z "$holder" ] || kill "$holder" 2>/dev/null
