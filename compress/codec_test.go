@@ -6,6 +6,7 @@ import (
 	stdzlib "compress/zlib"
 	"errors"
 	"io"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -174,6 +175,14 @@ func TestDecompressLimit(t *testing.T) {
 		got, err = c.DecompressLimit(dst, comp, len(page))
 		require.NoError(t, err)
 		require.Equal(t, &dst[:1][0], &got[0], "%s decoded in place", s)
+
+		// The largest limit, and spare room beyond a limit that is met.
+		got, err = c.DecompressLimit(nil, comp, math.MaxInt)
+		require.NoError(t, err, "%s limit MaxInt", s)
+		require.True(t, bytes.Equal(page, got), "%s limit MaxInt", s)
+		got, err = c.DecompressLimit(make([]byte, 3, 2*len(page)), comp, len(page))
+		require.NoError(t, err, "%s spare room past the limit", s)
+		require.True(t, bytes.Equal(page, got[3:]), "%s spare room past the limit", s)
 	}
 }
 
@@ -264,7 +273,7 @@ func TestDecompressHugeClaims(t *testing.T) {
 // with its reference's length as the limit.
 func TestLimitAboveMaxDecompressed(t *testing.T) {
 	big := bytes.Repeat([]byte("<p>zipsim</p>"), (MaxDecompressed+1<<20)/13)
-	for _, s := range []Setting{{Algorithm: None}, {Algorithm: Zlib, Level: 1}, {Algorithm: Zstd}, {Algorithm: S2}} {
+	for _, s := range []Setting{{Algorithm: None}, {Algorithm: Zlib, Level: 1}, {Algorithm: Zstd}, {Algorithm: S2}, {Algorithm: CZlib, Level: 1}} {
 		c := newCodec(t, s)
 		z, err := c.Compress(nil, big)
 		require.NoError(t, err)

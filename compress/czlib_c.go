@@ -117,8 +117,13 @@ func newCZlibCEngine(level int, noReuse bool) *cZlibEngine {
 	return e
 }
 
-// errCStream is an init failure: C zlib could not allocate its state.
-var errCStream = errors.New("compress: C zlib could not allocate a stream")
+var (
+	// errCStream is an init failure: C zlib could not allocate its state.
+	errCStream = errors.New("compress: C zlib could not allocate a stream")
+	// errCTooLarge: zlib counts a call's input and output in 32 bits, and
+	// deflate takes a stream in one call, as page_zip_compress does.
+	errCTooLarge = errors.New("compress: C zlib deflates at most 4 GiB in one stream; use the port (a build without the zipsim_czlib_c tag)")
+)
 
 func (e *cZlibEngine) newDeflate(wbits, mem int) any {
 	s := C.zc_new_deflate(C.int(e.level), C.int(wbits), C.int(mem))
@@ -168,6 +173,9 @@ func (e *cZlibEngine) deflate(p *sync.Pool, dst, src []byte, limit int) ([]byte,
 	}
 	defer e.put(p, st)
 	bound := int(C.deflateBound(st.s, C.uLong(len(src))))
+	if bound > math.MaxUint32 {
+		return dst, errCTooLarge
+	}
 	if limit >= bound {
 		// Into dst's spare capacity first, which usually holds the
 		// stream; deflateBound's room only when it does not.
@@ -183,6 +191,7 @@ func (e *cZlibEngine) deflate(p *sync.Pool, dst, src []byte, limit int) ([]byte,
 		}
 		return out[:len(out)+n], nil
 	}
+	// limit < bound here, so it fits zlib's 32-bit counts too.
 	if cap(st.scratch) < limit {
 		st.scratch = make([]byte, limit)
 	}
@@ -230,8 +239,10 @@ func (e *cZlibEngine) decompress(dst, src []byte, limit int) ([]byte, error) {
 		if left < room {
 			room = left + 1
 		}
-		rc := C.zc_inflate(st.s, reset, cBytes(in), C.uint(len(in)), cBytes(out[len(out):len(out)+room]), C.uint(room))
-		in = in[len(in)-int(st.s.avail_in):]
+		room = min(room, math.MaxUint32) // zlib's counts are 32 bits: larger runs take more calls
+		feed := min(len(in), math.MaxUint32)
+		rc := C.zc_inflate(st.s, reset, cBytes(in), C.uint(feed), cBytes(out[len(out):len(out)+room]), C.uint(room))
+		in = in[feed-int(st.s.avail_in):]
 		out = out[:len(out)+room-int(st.s.avail_out)]
 		if len(out)-start > limit {
 			return dst, tooLarge(limit)
@@ -243,10 +254,18 @@ func (e *cZlibEngine) decompress(dst, src []byte, limit int) ([]byte, error) {
 			}
 			return out, nil
 		case C.Z_OK:
-		case C.Z_BUF_ERROR: // no progress: the input ended early
+		case C.Z_BUF_ERROR: // no progress with room to write: the input ended early
 			return dst, corrupt("zlib", errors.New("truncated stream"))
+		case C.Z_MEM_ERROR:
+			return dst, errCStream
+		case C.Z_NEED_DICT:
+			return dst, corrupt("zlib", errors.New("the stream wants a preset dictionary"))
 		default:
-			return dst, corrupt("zlib", errors.New(C.GoString(st.s.msg)))
+			msg := C.GoString(st.s.msg)
+			if msg == "" {
+				msg = "inflate failed"
+			}
+			return dst, corrupt("zlib", errors.New(msg))
 		}
 	}
 }

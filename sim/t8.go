@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zipsim/zipsim"
+	"github.com/zipsim/zipsim/compress"
 	"github.com/zipsim/zipsim/internal/latch"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -476,8 +477,8 @@ func t8MariaDB(runs []MariaDBT8Run) string {
 
 func t8Notes(out *Outcome, m t8Measured) {
 	mib := func(b int64) float64 { return float64(b) / (1 << 20) }
-	out.Notef("linkbench maxid1=%d, linktable and counttable hash-partitioned %d ways (nodetable DYNAMIC and unpartitioned in both, in the database size but left out of extents and drops), %d threads, stores on files (fsync on flush, as InnoDB does) behind %v a page read or write, pool %.2f of the uncompressed data, change buffer on (5.7's default), a page cleaner keeping %d frames free, %s latches (Config.Latches); both modes compress with %s (InnoDB's deflate)",
-		m.maxid1, t8Partitions, t8Threads, t8IOLatency, t8PoolRatio, t6CleanerFree, seedLatches, seedCodec)
+	out.Notef("linkbench maxid1=%d, linktable and counttable hash-partitioned %d ways (nodetable DYNAMIC and unpartitioned in both, in the database size but left out of extents and drops), %d threads, stores on files (fsync on flush, as InnoDB does) behind %v a page read or write, pool %.2f of the uncompressed data, change buffer on (5.7's default), a page cleaner keeping %d frames free, %s latches (Config.Latches); both modes compress with %s (InnoDB's deflate; in this build the %s)",
+		m.maxid1, t8Partitions, t8Threads, t8IOLatency, t8PoolRatio, t6CleanerFree, seedLatches, seedCodec, compress.CZlibImplementation())
 	out.Notef("each request spends %v of modelled server-layer CPU (Config.StatementCPU): MariaDB's CPU a request on an uncompressed table in this shape less zipsim's engine's; GOMAXPROCS %d, %d× its value before T8 (the cores, unless set), so that the kernel, which schedules InnoDB's threads, shares the cores among more of the goroutines that stand for them, rather than Go's run queue holding a requester back from a read until a running goroutine, such as a page cleaner's writer compressing, blocks (BENCHMARKS.md, T8)",
 		t8OpCPU, m.procs, t8ProcsPerCore)
 	for _, x := range []struct {
