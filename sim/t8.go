@@ -50,8 +50,10 @@ const (
 	// engine, spent once per operation (Config.StatementCPU): MariaDB's
 	// CPU a request on u in T8's shape on this machine (145–159 µs, mean
 	// 150.0, MariaDBT8Figures) less zipsim's engine's (40–48 µs, mean
-	// 43.9, with none; 2026-12-01): 106, taken as 105. Fitted on u alone;
-	// the two modes' CPU is a prediction.
+	// 43.9, with none; 2026-12-01): 106, taken as 105. Fitted on u alone,
+	// at 10.11's default innodb_lru_scan_depth; the two modes' CPU is a
+	// prediction. It includes MariaDB's purge threads' CPU, about 14 µs
+	// an operation (u with purge held back spends 135.5 on average).
 	t8OpCPU = 105 * time.Microsecond
 	// t8ProcsPerCore sets GOMAXPROCS during T8 to this many times its
 	// value (the cores). InnoDB's connections and page cleaner are OS
@@ -420,9 +422,9 @@ func schedWait(a, b *metrics.Float64Histogram) (mean, p99 time.Duration) {
 }
 
 // t8MariaDB summarises mariadb_t8.sh's runs for each setting recorded
-// (innodb_lru_scan_depth, and whether a snapshot held purge back): the ratios T8 checks from the modes run back to back in each
-// repeat, and each mode's throughput, server CPU and pool reads an
-// operation.
+// (innodb_lru_scan_depth, and whether a snapshot held purge back): the
+// ratios T8 checks from the modes run back to back in each repeat, and
+// each mode's throughput, server CPU and pool reads an operation.
 func t8MariaDB(runs []MariaDBT8Run) string {
 	type setting struct {
 		depth int
