@@ -9,12 +9,18 @@ page_compressed) and page_zip_compress's (14, 9), the state built per
 page as compress2 builds it; the best of five rounds. Writes the pages
 to OUT for other codecs to time on the same bytes.
 
-Usage: leaf_deflate.py DATADIR OUT   (DATADIR: mariadb_t8.sh's DIR/data/d
-after a u load, e.g. SIZES=1 MODES=u DIR=/tmp/t8u mariadb_t8.sh ...)
+With --zipsim ZIPSIM (the zipsim binary) DATADIR is a zipsim prepare
+directory instead, whose pages are not InnoDB's byte for byte: the leaves
+are those `zipsim inspect --space-map` lists as INDEX at level 0.
+
+Usage: leaf_deflate.py [--zipsim ZIPSIM] DATADIR OUT
+  (DATADIR: mariadb_t8.sh's DIR/data/d after a u load, e.g. SIZES=1
+  MODES=u DIR=/tmp/t8u mariadb_t8.sh ...; or zipsim prepare's directory)
 """
 import glob
 import os
 import struct
+import subprocess
 import sys
 import time
 import zlib
@@ -34,13 +40,30 @@ def leaves(path):
             yield p
 
 
+def zipsim_leaves(zipsim, path):
+    """The pages zipsim's space map lists as INDEX at level 0 with more
+    than 10 records: PAGE TYPE INDEX (k) LEVEL RECORDS ..."""
+    data = open(path, "rb").read()
+    listing = subprocess.run([zipsim, "inspect", "--space-map", path], capture_output=True, text=True, check=True).stdout
+    for line in listing.splitlines():
+        w = line.split()
+        if len(w) >= 6 and w[0].isdigit() and w[1] == "INDEX" and w[4] == "0" and w[5].isdigit() and int(w[5]) > 10:
+            i = int(w[0])
+            yield data[i * PAGE:(i + 1) * PAGE]
+
+
 def main():
-    datadir, out = sys.argv[1], sys.argv[2]
-    files = (sorted(glob.glob(os.path.join(datadir, "linktable#P#p*.ibd")))[:8]
-             + sorted(glob.glob(os.path.join(datadir, "counttable#P#p*.ibd")))[:4])
+    args = sys.argv[1:]
+    zipsim = None
+    if args[0] == "--zipsim":
+        zipsim, args = args[1], args[2:]
+    datadir, out = args
+    sep = "#p#p" if zipsim else "#P#p"
+    files = (sorted(glob.glob(os.path.join(datadir, f"linktable{sep}*.ibd")))[:8]
+             + sorted(glob.glob(os.path.join(datadir, f"counttable{sep}*.ibd")))[:4])
     pages = []
     for f in files:
-        for n, p in enumerate(leaves(f)):
+        for n, p in enumerate(zipsim_leaves(zipsim, f) if zipsim else leaves(f)):
             if n == PER_FILE:
                 break
             pages.append(p)
