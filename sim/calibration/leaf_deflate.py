@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Times C zlib's deflate (Python's zlib, the system's libz) on B-tree leaf
 pages taken from a MariaDB data directory's .ibd files, as T8's write-up
-compares with czlib's speed (BENCHMARKS.md, T8): up to PER_FILE leaf pages
+compares with czlib's speed (BENCHMARKS.md, T8): up to PER_FILE (env,
+default 25) leaf pages
 (FIL_PAGE_INDEX at level 0 with more than 10 records) from the first
 eight linktable and four counttable partitions, each deflated at level 6
 with compress2's parameters (windowBits 15, memLevel 8: MariaDB's
@@ -25,7 +26,8 @@ import sys
 import time
 import zlib
 
-PAGE, PER_FILE = 16384, 25
+PAGE = 16384
+PER_FILE = int(os.environ.get("PER_FILE", "25"))
 FIL_PAGE_TYPE, FIL_PAGE_INDEX = 24, 17855
 PAGE_N_HEAP, PAGE_LEVEL = 38 + 4, 38 + 26
 
