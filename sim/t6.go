@@ -430,7 +430,7 @@ func t6MariaDB(runs []MariaDBT6Run) string {
 	var b strings.Builder
 	b.WriteString("real InnoDB in this shape (MariaDB 10.11.14, sim/calibration/mariadb_t6.sh: maxid1=100000, 8 loaders, then 20 requesters, " +
 		"6 s of reads and 12 intervals of 2 s, 8 KiB pages, KBS=4, a 10 MiB pool read with O_DIRECT from this machine's disk, no change buffer (MariaDB 10.11 has none); " +
-		"recorded 2026-12-01 on this project's 2-core machine, not measured by this run; its page cleaner keeps innodb_lru_scan_depth pages free: 10.11's default, 1536, is more than this pool, and 100, its least, about as few as this run's cleaner):")
+		"recorded 2026-12-01 on this project's 2-core machine, not measured by this run; its page cleaner aims to keep innodb_lru_scan_depth pages free: 10.11's default, 1536, is more than this pool, and 100, its least, about as few as this run's cleaner):")
 	for i := 0; i+1 < len(runs); i += 2 {
 		u, c := runs[i], runs[i+1]
 		n := min(len(u.QPS), len(c.QPS))
