@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,6 +51,12 @@ type RunOptions struct {
 	// it is neither timed nor in the metrics; leave it off when the store
 	// is to be measured again.
 	SpaceAfter bool
+	// CPUProfile, when not empty, is a file Run writes a CPU profile of
+	// the measurement into (runtime/pprof; read it with go tool pprof):
+	// the requests after warm-up, the whole process sampled, so that a
+	// scenario's modes can be set side by side. Go allows one CPU profile
+	// at a time; Run fails when another is running.
+	CPUProfile string
 }
 
 // LoadResult is what Prepare measured.
@@ -449,6 +456,13 @@ func Run(ctx context.Context, cfg Config, st *zipsim.Store, w Workload, opt RunO
 		rn.recs = append(rn.recs, newRecorder(names, newServerCPU(cfg.StatementCPU, cfg.RowCPU)))
 	}
 	rep := &Report{Header: newHeader(cfg, w, st), Load: opt.Load}
+	var prof *os.File
+	if opt.CPUProfile != "" {
+		if prof, err = os.Create(opt.CPUProfile); err != nil {
+			return nil, fmt.Errorf("sim: cpu profile: %w", err)
+		}
+		defer prof.Close()
+	}
 
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -461,6 +475,9 @@ func Run(ctx context.Context, cfg Config, st *zipsim.Store, w Workload, opt RunO
 	if cfg.Warmup == 0 {
 		col = newCollector(rn, rep)
 		rn.measuring.Store(true)
+		if err := startProfile(prof); err != nil {
+			return nil, err
+		}
 	}
 	for i, wk := range workers {
 		wg.Add(1)
@@ -485,6 +502,12 @@ func Run(ctx context.Context, cfg Config, st *zipsim.Store, w Workload, opt RunO
 		// The baseline, then the measurement starts.
 		col = newCollector(rn, rep)
 		rn.measuring.Store(true)
+		if err := startProfile(prof); err != nil {
+			rn.stop.Store(true)
+			cancel()
+			<-allDone
+			return nil, err
+		}
 	}
 	mStart := col.start
 
@@ -552,6 +575,13 @@ loop:
 	}
 	// No new events; those in flight record into sets nobody reads.
 	rn.stop.Store(true)
+	if prof != nil {
+		pprof.StopCPUProfile()
+		if err := prof.Close(); err != nil {
+			<-allDone
+			return nil, fmt.Errorf("sim: cpu profile: %w", err)
+		}
+	}
 	if err := rn.failure(); err != nil {
 		<-allDone
 		return nil, err
@@ -573,6 +603,17 @@ loop:
 		}
 	}
 	return rep, runErr
+}
+
+// startProfile starts the CPU profile into f, when there is one.
+func startProfile(f *os.File) error {
+	if f == nil {
+		return nil
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return fmt.Errorf("sim: cpu profile: %w", err)
+	}
+	return nil
 }
 
 // collector turns swapped histograms and snapshots into intervals.

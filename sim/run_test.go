@@ -1,11 +1,17 @@
 package sim
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,6 +32,11 @@ type runFake struct {
 	failAt  int64 // worker 0's event failAt fails after one op; 0 never
 	failOp  bool  // that event reports an op index out of range instead
 	scanned int   // rows the spin op reports through Recorder.Rows
+	// phased, when not 0, makes the spin op spin in runFakeWarmSpin for
+	// phased after the first event, pause 100 ms, and then spin in
+	// runFakeMeasuredSpin, so that a CPU profile tells the phases apart.
+	phased time.Duration
+	start  atomic.Int64 // the first event's time in Unix ns, with phased
 
 	table  *zipsim.Table
 	mu     sync.Mutex
@@ -96,6 +107,9 @@ func (w *runFakeWorker) op(rec Recorder, op int, fn func() error) error {
 func (w *runFakeWorker) Next(ctx context.Context, rec Recorder) error {
 	w.n++
 	w.f.events.Add(1)
+	if w.f.phased > 0 {
+		w.f.start.CompareAndSwap(0, time.Now().UnixNano())
+	}
 	get := func() error {
 		var err error
 		w.row, _, err = w.t.Get(ctx, w.row, zipsim.Int(int64(1+w.rnd.IntN(w.f.rows))))
@@ -120,7 +134,15 @@ func (w *runFakeWorker) Next(ctx context.Context, rec Recorder) error {
 		return err
 	}
 	return w.op(rec, 2, func() error {
-		for t0 := time.Now(); time.Since(t0) < w.f.spin; {
+		switch since := time.Duration(time.Now().UnixNano() - w.f.start.Load()); {
+		case w.f.phased == 0:
+			runFakeSpin(w.f.spin)
+		case since < w.f.phased:
+			runFakeWarmSpin(w.f.spin)
+		case since < w.f.phased+100*time.Millisecond:
+			time.Sleep(time.Millisecond)
+		default:
+			runFakeMeasuredSpin(w.f.spin)
 		}
 		if w.f.scanned > 0 {
 			rec.Rows(w.f.scanned)
@@ -128,6 +150,18 @@ func (w *runFakeWorker) Next(ctx context.Context, rec Recorder) error {
 		return nil
 	})
 }
+
+//go:noinline
+func runFakeSpin(d time.Duration) {
+	for t0 := time.Now(); time.Since(t0) < d; {
+	}
+}
+
+//go:noinline
+func runFakeWarmSpin(d time.Duration) { runFakeSpin(d) }
+
+//go:noinline
+func runFakeMeasuredSpin(d time.Duration) { runFakeSpin(d) }
 
 // runFakeStore opens an in-memory store for cfg and prepares f in it.
 func runFakeStore(t testing.TB, cfg Config, f *runFake) (*zipsim.Store, LoadResult) {
@@ -497,4 +531,51 @@ func TestRunWorkerErrorMessage(t *testing.T) {
 	e := &WorkerError{Worker: 2, Event: 9, Err: errRunFake}
 	require.Equal(t, "sim: worker 2, event 9: fake failure", e.Error())
 	require.True(t, strings.HasPrefix((&WorkerError{Worker: 1, Event: 1, Ops: 3, LastOp: "x", Err: errRunFake}).Error(), "sim: worker 1, event 1, after 3 ops (last x)"))
+}
+
+// The CPU profile covers the measurement and not the warm-up: the fake's
+// spin runs in one function before the warm-up ends and in another after.
+// A profile's functions are named in its (gzipped protobuf) string table.
+func TestRunCPUProfile(t *testing.T) {
+	cfg := runFakeConfig()
+	cfg.Warmup, cfg.Duration = 300*time.Millisecond, 400*time.Millisecond
+	f := &runFake{rows: 500, spin: 200 * time.Microsecond, phased: 200 * time.Millisecond}
+	st, _ := runFakeStore(t, cfg, f)
+	path := filepath.Join(t.TempDir(), "run.pprof")
+	_, err := Run(context.Background(), cfg, st, f, RunOptions{CPUProfile: path})
+	require.NoError(t, err)
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	require.NoError(t, err, "a CPU profile is gzipped")
+	prof, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	require.Contains(t, string(prof), "runFakeMeasuredSpin", "the measurement is in the profile")
+	require.NotContains(t, string(prof), "runFakeWarmSpin", "the warm-up is not")
+	require.NoError(t, pprof.StartCPUProfile(io.Discard), "Run stopped its profile")
+	pprof.StopCPUProfile()
+}
+
+// A CPU profile that cannot be written fails the run with a message that
+// says so, before the requests or, when another profile runs, at the end
+// of the warm-up, leaving no worker behind.
+func TestRunCPUProfileFails(t *testing.T) {
+	cfg := runFakeConfig()
+	cfg.Warmup, cfg.Duration = 50*time.Millisecond, 100*time.Millisecond
+	f := &runFake{rows: 500, spin: 100 * time.Microsecond}
+	st, _ := runFakeStore(t, cfg, f)
+	_, err := Run(context.Background(), cfg, st, f, RunOptions{CPUProfile: filepath.Join(t.TempDir(), "no", "run.pprof")})
+	require.ErrorContains(t, err, "cpu profile")
+	require.Zero(t, f.events.Load(), "no request ran")
+
+	require.NoError(t, pprof.StartCPUProfile(io.Discard))
+	defer pprof.StopCPUProfile()
+	for _, warm := range []time.Duration{0, cfg.Warmup} {
+		cfg.Warmup = warm
+		_, err = Run(context.Background(), cfg, st, f, RunOptions{CPUProfile: filepath.Join(t.TempDir(), "run.pprof")})
+		require.ErrorContains(t, err, "cpu profile", "warm-up %v", warm)
+		n := f.events.Load()
+		time.Sleep(20 * time.Millisecond)
+		require.Equal(t, n, f.events.Load(), "warm-up %v: the workers stopped", warm)
+	}
 }

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // A Scenario reproduces one of research/targets.md's targets (T1..T9): it
@@ -30,12 +32,31 @@ type ScenarioOptions struct {
 	Out string // directory for plots; "" means none
 	// Log receives progress lines (one per phase); nil means silent.
 	Log func(format string, args ...any)
+	// CPUProfiles, when not empty, is a directory into which every
+	// measured run of requests writes a CPU profile of its measurement
+	// (RunOptions.CPUProfile), named after the scenario and the arm,
+	// mode or interval: T8-transparent.pprof, T1-legacy-c-r2.pprof.
+	CPUProfiles string
 }
 
 func (o ScenarioOptions) logf(format string, args ...any) {
 	if o.Log != nil {
 		o.Log(format, args...)
 	}
+}
+
+// cpuProfile is the file for the CPU profile of one run named by parts,
+// "" when o asks for none. Runs of characters other than letters, digits
+// and '.' become one '-', so that an arm's name makes a file name:
+// "old-style KBS=8" becomes "old-style-KBS-8".
+func (o ScenarioOptions) cpuProfile(parts ...string) string {
+	if o.CPUProfiles == "" {
+		return ""
+	}
+	words := strings.FieldsFunc(strings.Join(parts, " "), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.'
+	})
+	return filepath.Join(o.CPUProfiles, strings.Join(words, "-")+".pprof")
 }
 
 // Band is a pass band: Lo ≤ value ≤ Hi, either side open when infinite.

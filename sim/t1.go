@@ -172,7 +172,9 @@ type t145Arm struct {
 // each round so that all of them meet the same load from the rest of a
 // shared machine; the first round of each arm warms up for warmup, the
 // later ones for a tenth of dur.
-func t145Rounds(ctx context.Context, o ScenarioOptions, arms []*t145Arm, rounds int, warmup, dur time.Duration) error {
+// t145Rounds runs rounds of every arm in turn; id names the scenario in
+// CPU profiles' file names.
+func t145Rounds(ctx context.Context, o ScenarioOptions, id string, arms []*t145Arm, rounds int, warmup, dur time.Duration) error {
 	for r := range rounds {
 		for _, a := range arms {
 			cfg := a.cfg
@@ -188,7 +190,7 @@ func t145Rounds(ctx context.Context, o ScenarioOptions, arms []*t145Arm, rounds 
 			if err != nil {
 				return err
 			}
-			rep, err := Run(ctx, cfg, a.st, w, RunOptions{})
+			rep, err := Run(ctx, cfg, a.st, w, RunOptions{CPUProfile: o.cpuProfile(id, a.name, fmt.Sprintf("r%d", r+1))})
 			if err != nil {
 				return fmt.Errorf("%s: %w", a.name, err)
 			}
@@ -325,7 +327,7 @@ func runT1(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 			}
 		}
 		o.logf("%s pool (%.1f MiB): u and c under legacy and split, %d threads, %d rounds of %v (first after %v warm-up)", pool, t145MiB(pools[pool]), t1Threads, t1Rounds, t1Duration, t1Warmup)
-		if err := t145Rounds(ctx, o, list, t1Rounds, t1Warmup, t1Duration); err != nil {
+		if err := t145Rounds(ctx, o, "T1", list, t1Rounds, t1Warmup, t1Duration); err != nil {
 			return nil, err
 		}
 		for _, a := range list {
@@ -562,7 +564,7 @@ func t1Transition(ctx context.Context, o ScenarioOptions, cd *t145Data, pool int
 		if err != nil {
 			return "", err
 		}
-		rep, err := Run(ctx, c, st, w, RunOptions{})
+		rep, err := Run(ctx, c, st, w, RunOptions{CPUProfile: o.cpuProfile("T1", "transition", fmt.Sprintf("%d-tables", ph.tables))})
 		if err != nil {
 			return "", err
 		}

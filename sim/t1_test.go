@@ -80,7 +80,7 @@ func TestT1Machinery(t *testing.T) {
 		defer st.Close()
 		arms = append(arms, &t145Arm{name: locking, cfg: c, st: st})
 	}
-	if err := t145Rounds(ctx, ScenarioOptions{}, arms, 3, 20*time.Millisecond, 50*time.Millisecond); err != nil {
+	if err := t145Rounds(ctx, ScenarioOptions{}, "T1", arms, 3, 20*time.Millisecond, 50*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range arms {

@@ -119,7 +119,7 @@ func runT4(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		}
 	}
 	o.logf("point selects, %d threads: %d rounds of %v over the 6 tables (first after %v warm-up)", t4Threads, t4Rounds, t4Duration, t4Warmup)
-	if err := t145Rounds(ctx, o, arms, t4Rounds, t4Warmup, t4Duration); err != nil {
+	if err := t145Rounds(ctx, o, "T4", arms, t4Rounds, t4Warmup, t4Duration); err != nil {
 		return nil, err
 	}
 	for _, m := range res {

@@ -175,7 +175,7 @@ func runT5(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 			}
 		}
 		o.logf("%s: %d rounds of %v on each of the %d stores (first after %v warm-up)", ev, t5Rounds, t5Duration, len(list), t5Warmup)
-		if err := t145Rounds(ctx, ScenarioOptions{}, list, t5Rounds, t5Warmup, t5Duration); err != nil {
+		if err := t145Rounds(ctx, ScenarioOptions{CPUProfiles: o.CPUProfiles}, "T5", list, t5Rounds, t5Warmup, t5Duration); err != nil {
 			return nil, err
 		}
 		for k, a := range arms {

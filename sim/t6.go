@@ -333,7 +333,7 @@ func t6One(ctx context.Context, o ScenarioOptions, cfg Config) (t6Run, error) {
 		return r, err
 	}
 	o.logf("%s: %d request intervals of %v", r.name, t6N, t6Interval)
-	rep, err := Run(ctx, s.cfg, s.st, s.lb, RunOptions{})
+	rep, err := Run(ctx, s.cfg, s.st, s.lb, RunOptions{CPUProfile: o.cpuProfile("T6", r.name)})
 	if err != nil {
 		return r, err
 	}

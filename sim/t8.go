@@ -193,7 +193,7 @@ func t8Run(ctx context.Context, o ScenarioOptions, mode t8Mode, maxid1 int, dura
 
 	o.logf("T8: %s: requests, %v after %v of warm-up", mode.name, cfg.Duration, cfg.Warmup)
 	sched0 := readSchedLatencies()
-	rep, err := Run(ctx, cfg, st, w, RunOptions{})
+	rep, err := Run(ctx, cfg, st, w, RunOptions{CPUProfile: o.cpuProfile("T8", mode.name)})
 	if err != nil {
 		return r, err
 	}

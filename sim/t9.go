@@ -101,13 +101,13 @@ func runT9(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	settle := cfg
 	settle.Warmup, settle.Duration = 0, t9Settle
 	o.logf("%v of LinkBench requests to settle the store after its load (not measured)", t9Settle)
-	if _, err := t9Run(ctx, settle, lb, dir, t9Modes[0], &load); err != nil {
+	if _, err := t9Run(ctx, settle, lb, dir, t9Modes[0], &load, ""); err != nil {
 		return nil, err
 	}
 	var res []t9Result
 	for _, m := range t9Modes {
 		o.logf("%v of LinkBench requests, frames=%s, zlib_reuse=%v", t9Duration, m.frames, !m.noReuse)
-		r, err := t9Run(ctx, cfg, lb, dir, m, &load)
+		r, err := t9Run(ctx, cfg, lb, dir, m, &load, o.cpuProfile("T9", m.name))
 		if err != nil {
 			return nil, err
 		}
@@ -206,8 +206,9 @@ func t9Load(ctx context.Context, cfg Config, lb *linkbench, dir string, o Scenar
 }
 
 // t9Run reopens the store in dir in mode m and runs the requests, from a
-// collected heap with its free memory given back to the OS.
-func t9Run(ctx context.Context, cfg Config, lb *linkbench, dir string, m t9Mode, load *LoadResult) (t9Result, error) {
+// collected heap with its free memory given back to the OS, writing a CPU
+// profile of them into profile when that is not empty.
+func t9Run(ctx context.Context, cfg Config, lb *linkbench, dir string, m t9Mode, load *LoadResult, profile string) (t9Result, error) {
 	cfg.Frames, cfg.NoZlibReuse = m.frames, m.noReuse
 	cfg, err := cfg.Validate()
 	if err != nil {
@@ -229,7 +230,7 @@ func t9Run(ctx context.Context, cfg Config, lb *linkbench, dir string, m t9Mode,
 	if err != nil {
 		return r, err
 	}
-	r.rep, err = Run(ctx, cfg, st, lb, RunOptions{Load: load})
+	r.rep, err = Run(ctx, cfg, st, lb, RunOptions{Load: load, CPUProfile: profile})
 	if err = errors.Join(err, st.Close()); err != nil {
 		return r, err
 	}

@@ -247,7 +247,11 @@ func TestPrepareRunInspectCheck(t *testing.T) {
 	// run --data reuses it, taking the data knobs from it and leaving it
 	// as it was.
 	before := hashDir(t, data)
-	r = mustRun(t, dir, "run", "--data", "data", "--duration", "1s", "--threads", "2", "--out", "out", "--format", "json", "--quiet")
+	r = mustRun(t, dir, "run", "--data", "data", "--duration", "1s", "--threads", "2", "--out", "out", "--format", "json", "--quiet",
+		"--cpuprofile", "run.pprof")
+	prof, err := os.ReadFile(filepath.Join(dir, "run.pprof"))
+	require.NoError(t, err)
+	require.Equal(t, []byte{0x1f, 0x8b}, prof[:2], "--cpuprofile writes a (gzipped) CPU profile")
 	var rep sim.Report
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep))
 	require.Equal(t, 8, rep.Header.KBS)

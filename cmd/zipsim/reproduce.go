@@ -24,9 +24,10 @@ func cmdReproduce(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("reproduce")
 	out := fs.String("out", "zipsim-out", "directory for plots and outcome.json")
 	quiet := fs.Bool("quiet", false, "no progress lines")
+	profiles := fs.String("cpuprofile", "", "write a CPU profile of each measured run of requests into `DIR` (T8-transparent.pprof, ...), for go tool pprof")
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		commandUsage(e, fs, "reproduce [flags] all|T1 [T2 ...]", reproduceAbout, "out", "quiet")
+		commandUsage(e, fs, "reproduce [flags] all|T1 [T2 ...]", reproduceAbout, "out", "quiet", "cpuprofile")
 		return err
 	}
 	if err != nil {
@@ -58,7 +59,12 @@ func cmdReproduce(ctx context.Context, e *env, args []string) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	o := sim.ScenarioOptions{Out: *out}
+	if *profiles != "" {
+		if err := os.MkdirAll(*profiles, 0o755); err != nil {
+			return err
+		}
+	}
+	o := sim.ScenarioOptions{Out: *out, CPUProfiles: *profiles}
 	if !*quiet {
 		o.Log = func(format string, args ...any) { fmt.Fprintf(e.stderr, "  "+format+"\n", args...) }
 	}

@@ -21,7 +21,7 @@ stdout.`
 
 // runFlagOrder is the order run's usage lists its flags in.
 func runFlagOrder() []string {
-	return append([]string{"out", "format", "plots", "quiet", "data"}, knobNames()...)
+	return append([]string{"out", "format", "plots", "quiet", "data", "cpuprofile"}, knobNames()...)
 }
 
 func cmdRun(ctx context.Context, e *env, args []string) error {
@@ -30,6 +30,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	addOutputFlags(fs, &o, "zipsim-out")
 	var data string
 	fs.StringVar(&data, "data", "", "run on a copy of `DIR`, made by zipsim prepare, instead of loading")
+	profile := fs.String("cpuprofile", "", "write a CPU profile of the measurement (warm-up excluded) to `FILE`, for go tool pprof")
 	cf := addConfigFlags(fs, sim.Config{})
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -59,7 +60,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, runErr := runConfig(ctx, e, o.quiet, cfg, data, p, "")
+	rep, runErr := runConfig(ctx, e, o.quiet, cfg, data, p, "", *profile)
 	if rep == nil {
 		return runErr
 	}
@@ -76,9 +77,10 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 
 // runConfig runs cfg once: it loads the data into an in-memory store, or
 // with dataDir opens a copy of a prepared directory (p is its content),
-// and returns Run's report. label prefixes the progress bars. A report
-// may come with an error (an interrupted run).
-func runConfig(ctx context.Context, e *env, quiet bool, cfg sim.Config, dataDir string, p *prepared, label string) (*sim.Report, error) {
+// and returns Run's report. label prefixes the progress bars; profile,
+// when not empty, is a file for a CPU profile of the measurement. A
+// report may come with an error (an interrupted run).
+func runConfig(ctx context.Context, e *env, quiet bool, cfg sim.Config, dataDir string, p *prepared, label, profile string) (*sim.Report, error) {
 	w, err := sim.New(cfg)
 	if err != nil {
 		return nil, usageErr(err)
@@ -133,7 +135,7 @@ func runConfig(ctx context.Context, e *env, quiet bool, cfg sim.Config, dataDir 
 		total = float64(cfg.Events)
 	}
 	progress, done := e.runProgress(quiet, label+"run", byEvents, total)
-	rep, err := sim.Run(ctx, cfg, st, w, sim.RunOptions{Progress: progress, Load: load, SpaceAfter: true})
+	rep, err := sim.Run(ctx, cfg, st, w, sim.RunOptions{Progress: progress, Load: load, SpaceAfter: true, CPUProfile: profile})
 	done()
 	if cerr := st.Close(); cerr != nil && err == nil {
 		err = fix(cerr)

@@ -154,7 +154,7 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	var reports []*sim.Report
 	for i, cfg := range cfgs {
 		label := fmt.Sprintf("[%d/%d %s=%s] ", i+1, len(cfgs), knobName, values[i])
-		rep, err := runConfig(ctx, e, o.quiet, cfg, data, p, label)
+		rep, err := runConfig(ctx, e, o.quiet, cfg, data, p, label, "")
 		if err != nil {
 			if rep == nil {
 				return fmt.Errorf("%s=%s: %w", knobName, values[i], err)

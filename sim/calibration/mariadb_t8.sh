@@ -38,8 +38,13 @@
 # statements so far, then the window's pool reads by page type
 # and purge counters (information_schema.innodb_metrics) and the pool's
 # pages by state, type and index at its end.
+# With PERF=PREFIX, perf samples every CPU (499 Hz, with call chains) over
+# the measured window into PREFIX.MODE.REPEAT.data, and perf_split.py
+# prints the server's CPU by part: zlib's deflate (adler32 within it),
+# its inflate, the kernel, the rest. Sampling costs the server CPU, so
+# the rows go to stdout, as PROBE's do.
 # Usage: mariadb_t8.sh MAXID1 POOL REPEATS OUT
-#        (env: WARM=2 DURATION=8 OPS=60000 MODES="u transparent old" SIZES=0 HOLD_SNAPSHOT=0 PROBE=0
+#        (env: WARM=2 DURATION=8 OPS=60000 MODES="u transparent old" SIZES=0 HOLD_SNAPSHOT=0 PROBE=0 PERF=
 #         EXTRA_FLAGS: more server options, e.g. --innodb-read-ahead-threshold=0)
 set -u
 MAXID1=${1:?maxid1}
@@ -133,10 +138,24 @@ for rep in $(seq "$REPEATS"); do
     done
     sleep "$WARM"
     probe start
-    qs0=$(status Questions); rd0=$(status Innodb_buffer_pool_reads); read -r _ _ u0 <<< "$(cmp)"; c2=$(cpu); t2=$(date +%s.%N)
+    pc0=$(status Innodb_num_pages_page_compressed) # before Questions' window, as pc1 is after it
+    qs0=$(status Questions); rd0=$(status Innodb_buffer_pool_reads); read -r co0 _ u0 <<< "$(cmp)"; c2=$(cpu); t2=$(date +%s.%N)
+    perfpid=
+    if [ -n "${PERF:-}" ]; then
+      perf record -q -a --call-graph dwarf,8192 -e cpu-clock -F 499 -o "$PERF.$mode.$rep.data" -- sleep "$DURATION" 2>>"$DIR/perf.log" &
+      perfpid=$!
+    fi
     sleep "$DURATION"
-    qs1=$(status Questions); rd1=$(status Innodb_buffer_pool_reads); read -r _ _ u1 <<< "$(cmp)"; c3=$(cpu); t3=$(date +%s.%N)
+    qs1=$(status Questions); rd1=$(status Innodb_buffer_pool_reads); read -r co1 _ u1 <<< "$(cmp)"; c3=$(cpu); t3=$(date +%s.%N)
+    pc1=$(status Innodb_num_pages_page_compressed)
+    [ -z "$perfpid" ] || wait "$perfpid" # perf ends its window with ours and then writes its file
     probe end
+    if [ -n "$perfpid" ]; then
+      ops=$(awk -v q0="$qs0" -v q1="$qs1" -v per="$per_op" 'BEGIN { printf "%d", (q1 - q0 - 3) / per }')
+      echo "$mode: the window's $ops operations: $(awk -v n="$ops" -v pc=$((pc1 - pc0)) -v co=$((co1 - co0)) -v un=$((u1 - u0)) 'BEGIN {
+        printf "%.3f pages page-compressed, %.3f INNODB_CMP compressions, %.3f decompressions an operation", pc / n, co / n, un / n }')"
+      python3 "$here/perf_split.py" "$PERF.$mode.$rep.data" "$(cat "$DIR/pid")" "$ops" | sed "s/^/$mode: /"
+    fi
     alive=0
     for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
     kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null
@@ -149,7 +168,7 @@ for rep in $(seq "$REPEATS"); do
     # shellcheck disable=SC2086
     allocated=$(du -cB1 $files | tail -1 | cut -f1)
     out=$OUT
-    [ "${PROBE:-0}" = 1 ] && out=/dev/stdout # PROBE's figures stay out of OUT
+    [ "${PROBE:-0}" = 1 ] || [ -n "${PERF:-}" ] && out=/dev/stdout # PROBE's and PERF's figures stay out of OUT
     awk -v rep="$rep" -v m="$mode" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v t3="$t3" -v c0="$c0" -v c1="$c1" -v c2="$c2" -v c3="$c3" \
       -v q0="$qs0" -v q1="$qs1" -v r0="$rd0" -v r1="$rd1" -v per="$per_op" -v clk="$CLK" \
       -v u0="$u0" -v u1="$u1" -v cops="$cops" -v cok="$cok" -v uops="$uops" -v pc="$pc" -v ap="$apparent" -v al="$allocated" -v depth="$depth" -v held="${HOLD_SNAPSHOT:-0}" 'BEGIN {
