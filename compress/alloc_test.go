@@ -42,6 +42,16 @@ func TestZeroAllocs(t *testing.T) {
 					t.Fatalf("%s: CompressLimit %d: %v", s, short, err)
 				}
 			},
+			"CompressFileLimit/fits": func() {
+				if _, err := c.CompressFileLimit(cbuf[:0], page, len(page)); err != nil {
+					t.Fatalf("%s: CompressFileLimit: %v", s, err)
+				}
+			},
+			"CompressFileLimit/fails": func() {
+				if _, err := c.CompressFileLimit(cbuf[:0], page, 64); err != ErrDoesNotFit {
+					t.Fatalf("%s: CompressFileLimit 64: %v", s, err)
+				}
+			},
 			"CompressValue": func() {
 				if _, err := c.CompressValue(cbuf[:0], page); err != nil {
 					t.Fatalf("%s: CompressValue: %v", s, err)

@@ -89,6 +89,27 @@ func (c *Codec) CompressValue(dst, src []byte) ([]byte, error) {
 	return c.eng.compress(dst, src)
 }
 
+// fileCompressor is an engine whose transparent page compression streams
+// are made with other parameters than its B-tree page streams.
+type fileCompressor interface {
+	compressFileLimit(dst, src []byte, limit int) ([]byte, error)
+}
+
+// CompressFileLimit is CompressLimit for a page the file layer compresses
+// on its way to disk (transparent page compression), which InnoDB
+// deflates with compress2 [os_file_compress_page], so with zlib's default
+// parameters, windowBits 15 and memLevel 8: czlib uses those, every other
+// codec its CompressLimit.
+func (c *Codec) CompressFileLimit(dst, src []byte, limit int) ([]byte, error) {
+	if limit < 0 {
+		return dst, fmt.Errorf("compress: limit %d is negative; want 0 or more bytes", limit)
+	}
+	if f, ok := c.eng.(fileCompressor); ok {
+		return f.compressFileLimit(dst, src, limit)
+	}
+	return c.eng.compressLimit(dst, src, limit)
+}
+
 // Setting returns the canonical setting the Codec compresses with.
 func (c *Codec) Setting() Setting { return c.setting }
 

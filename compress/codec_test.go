@@ -7,10 +7,12 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/zipsim/zipsim/compress/internal/czlib"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -350,5 +352,48 @@ func TestCompressValue(t *testing.T) {
 		require.Equal(t, byte(0x68), p[0], "%s: page streams use windowBits 14", s)
 		require.Equal(t, byte(0x78), v[0], "%s: value streams use windowBits 15", s)
 		require.Less(t, len(v), len(p)*2/3, "%s: the 32 KiB window finds the repeats", s)
+	}
+}
+
+// Transparent page compression's streams: czlib deflates them with
+// compress2's parameters (windowBits 15, memLevel 8), byte for byte the
+// port's writer with those (whose bytes TestGolden checks against C
+// zlib), under the limit rules of CompressLimit; other codecs use
+// CompressLimit itself.
+func TestCompressFileLimit(t *testing.T) {
+	in := inputs()
+	for _, s := range allSettings() {
+		c := newCodec(t, s)
+		for _, x := range in {
+			page, err := c.CompressLimit(nil, x.data, ZlibBound(len(x.data)))
+			require.NoError(t, err, "%s %s", s, x.name)
+			file, err := c.CompressFileLimit(nil, x.data, ZlibBound(len(x.data)))
+			require.NoError(t, err, "%s %s", s, x.name)
+			out, err := c.Decompress(nil, file)
+			require.NoError(t, err, "%s %s", s, x.name)
+			require.True(t, bytes.Equal(x.data, out), "%s %s: round trip", s, x.name)
+			if s.Algorithm != CZlib {
+				require.Equal(t, page, file, "%s %s: a file page compresses as a B-tree page", s, x.name)
+				continue
+			}
+			w, err := czlib.NewWriter(s.Level, 15, 8)
+			require.NoError(t, err)
+			require.Equal(t, w.Compress(nil, x.data), file, "%s %s: compress2's stream", s, x.name)
+			if len(x.data) > 0 {
+				require.Equal(t, byte(0x78), file[0], "%s %s: windowBits 15", s, x.name)
+			}
+
+			dst := append(make([]byte, 0, len(file)+64), 1, 2, 3)
+			got, err := c.CompressFileLimit(dst, x.data, len(file))
+			require.NoError(t, err, "%s %s: a limit it meets", s, x.name)
+			require.Equal(t, file, got[3:], "%s %s: appended to dst", s, x.name)
+			spare := slices.Clone(dst[:cap(dst)])
+			got, err = c.CompressFileLimit(dst, x.data, len(file)-1)
+			require.ErrorIs(t, err, ErrDoesNotFit, "%s %s: one byte short", s, x.name)
+			require.Equal(t, dst, got, "%s %s: dst unchanged", s, x.name)
+			require.Equal(t, spare, dst[:cap(dst)], "%s %s: its spare capacity untouched", s, x.name)
+		}
+		_, err := c.CompressFileLimit(nil, []byte("x"), -1)
+		require.Error(t, err, "%s: a negative limit", s)
 	}
 }

@@ -16,11 +16,19 @@ import (
 // with windowBits 15 and memLevel 7 [btr0cur.cc]; CompressValue uses
 // those: on seed 001's documents (internal/docgen) the wider window
 // deflates html 10.1:1 against 8.7:1 with the page parameters.
+// Transparent page compression deflates a page on its way to the file
+// with compress2 at the configured level [MySQL 5.7's
+// os_file_compress_page; MariaDB's fil_page_compress_low], so with
+// deflateInit's defaults, windowBits 15 and memLevel 8; CompressFileLimit
+// uses those, with which C zlib deflates LinkBench's leaves 5-7% faster
+// than with the page parameters (BENCHMARKS.md, T8).
 const (
 	czlibWindowBits      = 14
 	czlibMemLevel        = 9
 	czlibValueWindowBits = 15
 	czlibValueMemLevel   = 7
+	czlibFileWindowBits  = 15
+	czlibFileMemLevel    = 8
 )
 
 // czlibEngine writes the streams C zlib 1.2.13 writes, byte for byte
@@ -30,6 +38,7 @@ type czlibEngine struct {
 	level     int
 	noReuse   bool
 	encPool   sync.Pool // *czlibEnc
+	filePool  sync.Pool // *czlibEnc with transparent compression's parameters
 	valuePool sync.Pool // *czlib.Writer with the off-page value parameters
 	inflate   *flateEngine
 }
@@ -44,15 +53,16 @@ type czlibEnc struct {
 
 func newCZlibEngine(level int, noReuse bool) *czlibEngine {
 	e := &czlibEngine{level: level, noReuse: noReuse, inflate: newFlateEngine(true, level, noReuse)}
-	e.encPool.New = func() any { return e.newEnc() }
+	e.encPool.New = func() any { return e.newEnc(czlibWindowBits, czlibMemLevel) }
+	e.filePool.New = func() any { return e.newEnc(czlibFileWindowBits, czlibFileMemLevel) }
 	e.valuePool.New = func() any { return e.newValueWriter() }
 	return e
 }
 
-// newEnc builds encoder state; New validated the level, so the writer's
-// constructor cannot fail.
-func (e *czlibEngine) newEnc() *czlibEnc {
-	w, _ := czlib.NewWriter(e.level, czlibWindowBits, czlibMemLevel)
+// newEnc builds encoder state; New validated the level and the stream
+// parameters are valid constants, so the writer's constructor cannot fail.
+func (e *czlibEngine) newEnc(windowBits, memLevel int) *czlibEnc {
+	w, _ := czlib.NewWriter(e.level, windowBits, memLevel)
 	return &czlibEnc{w: w}
 }
 
@@ -72,28 +82,38 @@ func (e *czlibEngine) compressValue(dst, src []byte) ([]byte, error) {
 	return w.Compress(dst, src), nil
 }
 
-func (e *czlibEngine) getEnc() *czlibEnc {
+// getEnc takes encoder state from p, or builds it (NoReuse).
+func (e *czlibEngine) getEnc(p *sync.Pool) *czlibEnc {
 	if e.noReuse {
-		return e.newEnc()
+		return p.New().(*czlibEnc)
 	}
-	return e.encPool.Get().(*czlibEnc)
+	return p.Get().(*czlibEnc)
 }
 
-func (e *czlibEngine) putEnc(st *czlibEnc) {
+func (e *czlibEngine) putEnc(p *sync.Pool, st *czlibEnc) {
 	if !e.noReuse {
-		e.encPool.Put(st)
+		p.Put(st)
 	}
 }
 
 func (e *czlibEngine) compress(dst, src []byte) ([]byte, error) {
-	st := e.getEnc()
-	defer e.putEnc(st)
+	st := e.getEnc(&e.encPool)
+	defer e.putEnc(&e.encPool, st)
 	return st.w.Compress(dst, src), nil
 }
 
 func (e *czlibEngine) compressLimit(dst, src []byte, limit int) ([]byte, error) {
-	st := e.getEnc()
-	defer e.putEnc(st)
+	return e.deflateLimit(&e.encPool, dst, src, limit)
+}
+
+func (e *czlibEngine) compressFileLimit(dst, src []byte, limit int) ([]byte, error) {
+	return e.deflateLimit(&e.filePool, dst, src, limit)
+}
+
+// deflateLimit is CompressLimit with the encoder state in p.
+func (e *czlibEngine) deflateLimit(p *sync.Pool, dst, src []byte, limit int) ([]byte, error) {
+	st := e.getEnc(p)
+	defer e.putEnc(p, st)
 	// The writer never writes past limit; with the room there it never
 	// allocates either, failing or not.
 	if n := min(limit, ZlibBound(len(src))); cap(st.scratch) < n {

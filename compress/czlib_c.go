@@ -82,9 +82,9 @@ func CZlibImplementation() string { return "C zlib " + C.GoString(C.zlibVersion(
 // port's writers. A pooled stream lives in C memory; a pool may drop it,
 // so each is freed by a cleanup attached to its Go handle.
 type cZlibEngine struct {
-	level                            int
-	noReuse                          bool
-	pagePool, valuePool, inflatePool sync.Pool // *cStream
+	level                                      int
+	noReuse                                    bool
+	pagePool, filePool, valuePool, inflatePool sync.Pool // *cStream
 }
 
 // cStream is one C zlib stream and, for deflate, CompressLimit's scratch,
@@ -112,6 +112,7 @@ func (st *cStream) free() {
 func newCZlibCEngine(level int, noReuse bool) *cZlibEngine {
 	e := &cZlibEngine{level: level, noReuse: noReuse}
 	e.pagePool.New = func() any { return e.newDeflate(czlibWindowBits, czlibMemLevel) }
+	e.filePool.New = func() any { return e.newDeflate(czlibFileWindowBits, czlibFileMemLevel) }
 	e.valuePool.New = func() any { return e.newDeflate(czlibValueWindowBits, czlibValueMemLevel) }
 	e.inflatePool.New = func() any { return newCInflate() }
 	return e
@@ -215,6 +216,10 @@ func (e *cZlibEngine) compress(dst, src []byte) ([]byte, error) {
 
 func (e *cZlibEngine) compressLimit(dst, src []byte, limit int) ([]byte, error) {
 	return e.deflate(&e.pagePool, dst, src, limit)
+}
+
+func (e *cZlibEngine) compressFileLimit(dst, src []byte, limit int) ([]byte, error) {
+	return e.deflate(&e.filePool, dst, src, limit)
 }
 
 func (e *cZlibEngine) compressValue(dst, src []byte) ([]byte, error) {

@@ -3,14 +3,15 @@
 package compress
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
 // TestCZlibC checks that C zlib, behind the zipsim_czlib_c tag, writes
-// the bytes the port writes: page streams, off-page value streams and
-// limited streams, at every level.
+// the bytes the port writes: page streams, off-page value streams,
+// transparent compression's streams and limited streams, at every level.
 func TestCZlibC(t *testing.T) {
 	for level := 1; level <= 9; level++ {
 		c, port := newCZlibCEngine(level, false), newCZlibEngine(level, false)
@@ -32,6 +33,14 @@ func TestCZlibC(t *testing.T) {
 			got, err = c.compressValue(nil, in.data)
 			require.NoError(t, err)
 			require.Equal(t, value, got, "level %d %s: value stream", level, in.name)
+
+			file, err := port.compressFileLimit(nil, in.data, math.MaxInt)
+			require.NoError(t, err)
+			got, err = c.compressFileLimit(nil, in.data, math.MaxInt)
+			require.NoError(t, err)
+			require.Equal(t, file, got, "level %d %s: transparent compression's stream", level, in.name)
+			_, err = c.compressFileLimit(nil, in.data, len(file)-1)
+			require.ErrorIs(t, err, ErrDoesNotFit, "level %d %s: its limit one byte short", level, in.name)
 		}
 	}
 }

@@ -97,6 +97,7 @@ type t8Result struct {
 	reads          float64       // pages read per operation
 	inflates       float64       // page decompressions per operation (pool and tablespace)
 	writes         float64       // pages written per operation
+	zipCompress    float64       // B-tree page compressions (INNODB_CMP's compress_ops) per operation (old-style)
 	holePunches    float64       // pages written compressed per operation (transparent)
 	pageDeflates   float64       // pages the file layer deflated per operation, those stored whole included (transparent)
 	deflateTime    time.Duration // compressing an operation: B-tree pages (INNODB_CMP) and pages written (transparent)
@@ -216,6 +217,7 @@ func t8Run(ctx context.Context, o ScenarioOptions, mode t8Mode, maxid1 int, dura
 		r.reads = float64(d.Pool.Reads) / ops
 		r.inflates = float64(cmp.UncompressOps+dec) / ops
 		r.writes = float64(d.Pool.Writes) / ops
+		r.zipCompress = float64(cmp.CompressOps) / ops
 		r.holePunches = float64(punched) / ops
 		r.pageDeflates = float64(punched+whole) / ops
 		r.deflateTime, r.inflateTime = perOp(deflate), perOp(inflate)
@@ -493,8 +495,8 @@ func t8Notes(out *Outcome, m t8Measured) {
 		r := x.r
 		out.Notef("%s: load %d rows in %.2fs (Create+Load+Flush, %.0f rows/s, %.2fs CPU); B-tree compressions %d (%d failed), recompressions %d",
 			x.n, r.rows, r.load.Seconds(), float64(r.rows)/r.load.Seconds(), r.loadCPU.Seconds(), r.cmpOps, r.cmpOps-r.cmpOK, r.recompressions)
-		out.Notef("%s: %.0f QPS; %.3f pages read, %.3f inflates and %.3f pages written (%.3f of them stored compressed, a hole punched after each, of %.3f deflated) per operation; %.0f µs of CPU an operation (the process's, page cleaner included), and %.0f µs compressing and %.0f µs decompressing (wall time in the codec, waits for a core included); goroutines waited, runnable, %.1f µs for a P on average, 99th percentile %.0f µs",
-			x.n, r.qps, r.reads, r.inflates, r.writes, r.holePunches, r.pageDeflates, float64(r.cpuPerOp)/1e3, float64(r.deflateTime)/1e3, float64(r.inflateTime)/1e3, float64(r.schedMean)/1e3, float64(r.schedP99)/1e3)
+		out.Notef("%s: %.0f QPS; %.3f pages read, %.3f inflates, %.3f B-tree page compressions and %.3f pages written (%.3f of them stored compressed, a hole punched after each, of %.3f deflated) per operation; %.0f µs of CPU an operation (the process's, page cleaner included), and %.0f µs compressing and %.0f µs decompressing (wall time in the codec, waits for a core included); goroutines waited, runnable, %.1f µs for a P on average, 99th percentile %.0f µs",
+			x.n, r.qps, r.reads, r.inflates, r.zipCompress, r.writes, r.holePunches, r.pageDeflates, float64(r.cpuPerOp)/1e3, float64(r.deflateTime)/1e3, float64(r.inflateTime)/1e3, float64(r.schedMean)/1e3, float64(r.schedP99)/1e3)
 		out.Notef("%s: %d files: logical %.1f MiB, file %.1f MiB, allocated %.1f MiB, %d punched holes (%.0f per file); DROP TABLE of both tables %.2f ms",
 			x.n, r.files, mib(r.logical), mib(r.apparent), mib(r.allocated), r.holes, float64(r.holes)/float64(r.files), float64(r.drop)/1e6)
 	}

@@ -35,7 +35,8 @@
 //
 // With Options.Compression set, the tablespace does MySQL 5.7 transparent
 // page compression in the I/O path, as os0file.cc's os_file_compress_page
-// and os_file_io do: a page is compressed when written, stored in
+// and os_file_io do: a page is compressed when written (with compress2's
+// zlib parameters, Codec.CompressFileLimit), stored in
 // roundup(38+clen, FSBlockSize) bytes, and the rest of its slot is punched
 // out; reading it decompresses it again, so the buffer pool above only sees
 // uncompressed pages. A page that would not save a filesystem block is

@@ -64,7 +64,8 @@ func (t *Tablespace) writeTransparent(s stripe.Stripe, pageNo uint32, buf []byte
 	defer t.bufs.Put(bp)
 	img := append((*bp)[:0], buf[:page.FilHeaderSize]...)
 	start := time.Now()
-	img, err := t.codec.CompressLimit(img, buf[page.FilHeaderSize:], t.limit)
+	// compress2's parameters, as InnoDB's file layer deflates [os_file_compress_page].
+	img, err := t.codec.CompressFileLimit(img, buf[page.FilHeaderSize:], t.limit)
 	s.Add(cCompressNanos, uint64(time.Since(start)))
 	if errors.Is(err, compress.ErrDoesNotFit) {
 		s.Add(cPagesNoSaving, 1)
