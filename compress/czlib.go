@@ -20,8 +20,9 @@ import (
 // with compress2 at the configured level [MySQL 5.7's
 // os_file_compress_page; MariaDB's fil_page_compress_low], so with
 // deflateInit's defaults, windowBits 15 and memLevel 8; CompressFileLimit
-// uses those, with which C zlib deflates LinkBench's leaves 5-7% faster
-// than with the page parameters (BENCHMARKS.md, T8).
+// uses those, with which the port deflates LinkBench's leaves about 8%
+// faster than with the page parameters, and C zlib 1-9% (BENCHMARKS.md,
+// T8).
 const (
 	czlibWindowBits      = 14
 	czlibMemLevel        = 9
@@ -43,9 +44,10 @@ type czlibEngine struct {
 	inflate   *flateEngine
 }
 
-// czlibEnc is one goroutine's encoder state: the writer (about 320 KiB of
-// window, hash chains and symbol buffer) and CompressLimit's scratch, so
-// that a failure leaves the caller's spare capacity untouched.
+// czlibEnc is one goroutine's encoder state: the writer (window, hash
+// chains and symbol buffer: about 320 KiB with the page parameters, 256
+// KiB with compress2's) and CompressLimit's scratch, so that a failure
+// leaves the caller's spare capacity untouched.
 type czlibEnc struct {
 	w       *czlib.Writer
 	scratch []byte

@@ -605,12 +605,15 @@ loop:
 	return rep, runErr
 }
 
-// startProfile starts the CPU profile into f, when there is one.
+// startProfile starts the CPU profile into f, when there is one; when it
+// cannot (another profile runs), it removes the empty file.
 func startProfile(f *os.File) error {
 	if f == nil {
 		return nil
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		os.Remove(f.Name())
 		return fmt.Errorf("sim: cpu profile: %w", err)
 	}
 	return nil

@@ -537,6 +537,7 @@ func TestRunWorkerErrorMessage(t *testing.T) {
 // spin runs in one function before the warm-up ends and in another after.
 // A profile's functions are named in its (gzipped protobuf) string table.
 func TestRunCPUProfile(t *testing.T) {
+	skipUnderProfile(t)
 	cfg := runFakeConfig()
 	cfg.Warmup, cfg.Duration = 300*time.Millisecond, 400*time.Millisecond
 	f := &runFake{rows: 500, spin: 200 * time.Microsecond, phased: 200 * time.Millisecond}
@@ -560,6 +561,7 @@ func TestRunCPUProfile(t *testing.T) {
 // says so, before the requests or, when another profile runs, at the end
 // of the warm-up, leaving no worker behind.
 func TestRunCPUProfileFails(t *testing.T) {
+	skipUnderProfile(t)
 	cfg := runFakeConfig()
 	cfg.Warmup, cfg.Duration = 50*time.Millisecond, 100*time.Millisecond
 	f := &runFake{rows: 500, spin: 100 * time.Microsecond}
@@ -572,10 +574,23 @@ func TestRunCPUProfileFails(t *testing.T) {
 	defer pprof.StopCPUProfile()
 	for _, warm := range []time.Duration{0, cfg.Warmup} {
 		cfg.Warmup = warm
-		_, err = Run(context.Background(), cfg, st, f, RunOptions{CPUProfile: filepath.Join(t.TempDir(), "run.pprof")})
+		path := filepath.Join(t.TempDir(), "run.pprof")
+		_, err = Run(context.Background(), cfg, st, f, RunOptions{CPUProfile: path})
 		require.ErrorContains(t, err, "cpu profile", "warm-up %v", warm)
+		_, err = os.Stat(path)
+		require.ErrorIs(t, err, os.ErrNotExist, "warm-up %v: the empty profile is removed", warm)
 		n := f.events.Load()
 		time.Sleep(20 * time.Millisecond)
 		require.Equal(t, n, f.events.Load(), "warm-up %v: the workers stopped", warm)
 	}
+}
+
+// skipUnderProfile skips a test that starts CPU profiles when the test
+// binary already runs one (go test -cpuprofile): Go allows one at a time.
+func skipUnderProfile(t *testing.T) {
+	t.Helper()
+	if err := pprof.StartCPUProfile(io.Discard); err != nil {
+		t.Skip("a CPU profile is already running (go test -cpuprofile)")
+	}
+	pprof.StopCPUProfile()
 }

@@ -35,7 +35,7 @@ type ScenarioOptions struct {
 	// CPUProfiles, when not empty, is a directory into which every
 	// measured run of requests writes a CPU profile of its measurement
 	// (RunOptions.CPUProfile), named after the scenario and the arm,
-	// mode or interval: T8-transparent.pprof, T1-legacy-c-r2.pprof.
+	// mode or interval: T8-transparent.pprof, T1-tight-legacy-c-r2.pprof.
 	CPUProfiles string
 }
 

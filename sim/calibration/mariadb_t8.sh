@@ -148,17 +148,18 @@ for rep in $(seq "$REPEATS"); do
     sleep "$DURATION"
     qs1=$(status Questions); rd1=$(status Innodb_buffer_pool_reads); read -r co1 _ u1 <<< "$(cmp)"; c3=$(cpu); t3=$(date +%s.%N)
     pc1=$(status Innodb_num_pages_page_compressed)
-    [ -z "$perfpid" ] || wait "$perfpid" # perf ends its window with ours and then writes its file
+    [ -z "$perfpid" ] || wait "$perfpid" # perf's window began and ends a little after ours; then it writes its file
     probe end
+    alive=0
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+    kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null
+    # after the requesters stop: splitting the samples takes CPU
     if [ -n "$perfpid" ]; then
       ops=$(awk -v q0="$qs0" -v q1="$qs1" -v per="$per_op" 'BEGIN { printf "%d", (q1 - q0 - 3) / per }')
       echo "$mode: the window's $ops operations: $(awk -v n="$ops" -v pc=$((pc1 - pc0)) -v co=$((co1 - co0)) -v un=$((u1 - u0)) 'BEGIN {
         printf "%.3f pages page-compressed, %.3f INNODB_CMP compressions, %.3f decompressions an operation", pc / n, co / n, un / n }')"
       python3 "$here/perf_split.py" "$PERF.$mode.$rep.data" "$(cat "$DIR/pid")" "$ops" | sed "s/^/$mode: /"
     fi
-    alive=0
-    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
-    kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null
     read -r cops cok uops <<< "$(cmp)"
     pc=$(status Innodb_num_pages_page_compressed)
     depth=$(q "select @@innodb_lru_scan_depth")

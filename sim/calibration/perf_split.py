@@ -4,7 +4,7 @@
 Usage: perf_split.py DATA PID [OPS]
 
 DATA is a `perf record -a --call-graph dwarf` recording (mariadb_t8.sh's
-PERF=1 writes one per mode and repeat). A sample of PID counts as zlib's
+PERF=PREFIX writes PREFIX.MODE.REPEAT.data, one per mode and repeat). A sample of PID counts as zlib's
 deflate when any frame of its call chain is deflate's entry points
 (deflate, deflateInit2_, deflateReset, deflateEnd, compress2, ...) and as
 its inflate when one is inflate's: zlib's internal functions (deflate_slow,
