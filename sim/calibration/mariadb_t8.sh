@@ -36,8 +36,9 @@
 # before and after the measured window, the free pages,
 # the history list's length, and the pages written, page-compressed and
 # statements so far, then the window's pool reads by page type
-# and purge counters (information_schema.innodb_metrics) and the pool's
-# pages by state, type and index at its end.
+# and purge counters (information_schema.innodb_metrics), its
+# INNODB_CMP_PER_INDEX counts by index, and the pool's pages by state,
+# type and index at its end.
 # With PERF=PREFIX, perf samples every CPU (499 Hz, with call chains) over
 # the measured window into PREFIX.MODE.REPEAT.data, and perf_split.py
 # prints the server's CPU by part: zlib's deflate (adler32 within it),
@@ -80,7 +81,11 @@ probe() {
   echo "$mode $1: free pages $(status Innodb_buffer_pool_pages_free), history list $(status Innodb_history_list_length), pages written $(status Innodb_buffer_pool_pages_flushed), page-compressed $(status Innodb_num_pages_page_compressed), questions $(status Questions)"
   q "select name, count from information_schema.innodb_metrics
      where (name like 'buffer_page_read%' or name like 'purge%') and name != 'purge_dml_delay_usec' order by name" > "$DIR/probe.$1"
+  q "select concat(substring_index(table_name, '#', 1), '.', index_name), sum(compress_ops), sum(compress_ops_ok), sum(uncompress_ops)
+     from information_schema.innodb_cmp_per_index where database_name = 'd' group by 1" > "$DIR/cmpidx.$1"
   [ "$1" = end ] || return 0
+  echo "$mode: the window's INNODB_CMP_PER_INDEX by index (compress_ops, compress_ops_ok, uncompress_ops)"
+  LC_ALL=C join <(LC_ALL=C sort "$DIR/cmpidx.start") <(LC_ALL=C sort "$DIR/cmpidx.end") | awk '{ print "  " $1, $5 - $2, $6 - $3, $7 - $4 }'
   echo "$mode: the window's pool reads by page type and purge counters"
   LC_ALL=C join <(LC_ALL=C sort "$DIR/probe.start") <(LC_ALL=C sort "$DIR/probe.end") | awk '$3 > $2 { print "  " $1, $3 - $2 }'
   echo "$mode: the pool's pages by state, type and index at its end"
