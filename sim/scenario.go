@@ -165,18 +165,19 @@ const seedLatches = "plugin"
 // transparent arms run: czlib writes the bytes C zlib 1.2.13 writes for
 // page_zip_compress's deflateInit2 (page0zip.cc) at level 6 and memLevel
 // 9, with windowBits 14 whatever innodb_page_size is (InnoDB passes the
-// page size's shift: 13 for 8 KiB pages, 12 for 4 KiB; 5.7's transparent
-// compression calls compress2, windowBits 15 and memLevel 8, in
-// os_file_compress_page; off-page values take their own parameters,
-// Codec.CompressValue). On czlib's 13 KB sysbench page czlib takes 201–209
+// page size's shift: 13 for 8 KiB pages, 12 for 4 KiB). Transparent
+// compression takes compress2's parameters, windowBits 15 and memLevel 8,
+// as 5.7's os_file_compress_page does (Codec.CompressFileLimit), and
+// off-page values their own (Codec.CompressValue). On czlib's 13 KB sysbench page czlib takes 201–209
 // µs, C zlib 1.2.13 here 98–158 µs by run and harness (Python's zlib,
 // sim/calibration/zlib_reuse.c; 2026-12-01): 1.3–2× slower; on the 16 KiB
 // sysbench page 1.14–1.37× (302–308 µs against 224–266 through the
 // zipsim_czlib_c build, BenchmarkCompressNoReuse). klauspost's
 // zlib:6, the library's default, takes 64–67 µs and writes other streams,
 // so a scenario run with it weighs compression at under half of InnoDB's
-// cost. Inflates run klauspost's inflater whatever wrote the stream,
-// 1.5–1.8× slower than C zlib's (BENCHMARKS.md, "The server layer").
+// cost. In default builds inflates run klauspost's inflater whatever
+// wrote the stream, 1.5–1.8× slower than C zlib's (BENCHMARKS.md, "The
+// server layer"); the zipsim_czlib_c build runs C zlib both ways.
 const seedCodec = "czlib:6"
 
 // engine51 sets the rules of the 5.1 InnoDB plugin and XtraDB, which seeds

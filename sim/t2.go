@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zipsim/zipsim"
+	"github.com/zipsim/zipsim/compress"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -220,8 +221,8 @@ func runT2(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 
 	out.Notef("load: %d tables × %d rows, %d loader threads (table i to thread (i−1) mod %d), in-memory store, %s latches (Config.Latches), as XtraDB 5.1 had, and %s, fastest of %d loads each; the checks use the seed's pool, the cached loads are context",
 		t2Tables, t2Rows, t2Threads, t2Threads, seedLatches, engine51Note, t2Repeats)
-	out.Notef("KBS=8 compresses with codec %s (C zlib's deflate, 1.1–2× slower than C zlib's here by page), and each row loaded spends %v of modelled server layer (Config.LoadRowCPU): MariaDB's CPU a row for the cached u prepare in this shape less zipsim's engine's",
-		seedCodec, t2LoadRowCPU)
+	out.Notef("KBS=8 compresses with codec %s (C zlib's deflate; in this build the %s), and each row loaded spends %v of modelled server layer (Config.LoadRowCPU): MariaDB's CPU a row for the cached u prepare in this shape less zipsim's engine's",
+		seedCodec, compress.CZlibImplementation(), t2LoadRowCPU)
 	for _, x := range []t2Measured{m, cm} {
 		t2Notes(out, x)
 	}
