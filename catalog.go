@@ -27,10 +27,13 @@ import (
 // a temporary file, synced and renamed over the old one, so a crash while
 // writing leaves the previous catalog.
 const (
-	catalogFile    = "zipsim.catalog"
-	catalogTemp    = "zipsim.catalog.tmp"
-	catalogMagic   = "zipsim-catalog"
-	catalogVersion = 1
+	catalogFile  = "zipsim.catalog"
+	catalogTemp  = "zipsim.catalog.tmp"
+	catalogMagic = "zipsim-catalog"
+	// catalogVersion 2: rows go to partitions by MySQL's KEY hash
+	// (keyhash.go), where version 1 used xxhash, so a version 1 store's
+	// rows would be looked for in the wrong partitions.
+	catalogVersion = 2
 	maxCatalogSize = 256 << 20
 )
 
@@ -140,7 +143,7 @@ func decodeCatalog(b []byte) (*catalog, error) {
 	var version int
 	var sum uint64
 	if _, err := fmt.Sscanf(string(head), catalogMagic+" v%d xxh64:%x", &version, &sum); err != nil {
-		return nil, fmt.Errorf("header %q is not %q: the file is damaged or not a zipsim catalog", head, catalogMagic+" v1 xxh64:<hex>")
+		return nil, fmt.Errorf("header %q is not %q: the file is damaged or not a zipsim catalog", head, fmt.Sprintf("%s v%d xxh64:<hex>", catalogMagic, catalogVersion))
 	}
 	if version != catalogVersion {
 		return nil, fmt.Errorf("version %d: this zipsim reads version %d", version, catalogVersion)

@@ -121,7 +121,7 @@ func (t *Table) checkRows(ctx context.Context, p *partition) ([]entrySum, map[ui
 	s := t.sch
 	row := make(Row, len(s.cols))
 	want := make([]entrySum, len(s.indexes))
-	var part, sec []byte
+	var sec []byte
 	w := getWork()
 	defer putWork(w)
 	bs := t.blobs(ctx, w, p)
@@ -135,10 +135,7 @@ func (t *Table) checkRows(ctx context.Context, p *partition) ([]entrySum, map[ui
 			e.add("key %x: %v", key, err)
 			return true
 		}
-		if !s.partPK {
-			part = s.appendPartKey(part[:0], row)
-		}
-		if q, _ := t.partitionOf(key, part); q != p {
+		if q := t.parts[s.partOfRow(row, len(t.parts))]; q != p {
 			e.add("key %x belongs in %s", key, q.name)
 		}
 		for j := 1; j < len(s.indexes); j++ {

@@ -161,9 +161,9 @@ type TableOptions struct {
 	// KEY ... PARTITIONS n), each a tablespace with its own indexes and
 	// index locks; 0 and 1 mean none. At most MaxPartitions.
 	Partitions int
-	// PartitionBy names the columns whose hash (xxhash of their key form)
-	// picks a row's partition; they must be primary key columns. Empty
-	// means the whole primary key. Naming fewer, such as linkbench's id1,
+	// PartitionBy names the columns whose hash picks a row's partition,
+	// MySQL's and MariaDB's KEY partitioning hash (keyhash.go); they must
+	// be primary key columns. Empty means the whole primary key. Naming fewer, such as linkbench's id1,
 	// keeps rows that share them in one partition, so scans bounded on
 	// them read one partition.
 	PartitionBy []string

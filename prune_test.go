@@ -25,8 +25,7 @@ func TestPrune(t *testing.T) {
 	defer putWork(w)
 	pk, sec := &tb.sch.indexes[0], &tb.sch.indexes[1]
 	home := func(id1 int64) *partition {
-		key := tb.sch.appendKey(nil, pk, Row{Int(id1), Int(1), Int(2), Int(0)})
-		p, _ := tb.partitionOf(key, tb.sch.appendPartKey(nil, Row{Int(id1), Int(1), Int(2), Int(0)}))
+		p, _ := tb.locate(w, Row{Int(id1), Int(1), Int(2), Int(0)})
 		return p
 	}
 	for id1 := int64(0); id1 < 20; id1++ {

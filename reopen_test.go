@@ -231,7 +231,7 @@ func TestDamagedCatalog(t *testing.T) {
 	resum := func(old, new string) []byte {
 		b := bytes.Replace(body, []byte(old), []byte(new), 1)
 		require.NotEqual(t, body, b, "the edit %q applies", old)
-		return slices.Concat(fmt.Appendf(nil, "zipsim-catalog v1 xxh64:%016x\n", xxhash.Sum64(b)), b)
+		return slices.Concat(fmt.Appendf(nil, "zipsim-catalog v2 xxh64:%016x\n", xxhash.Sum64(b)), b)
 	}
 	for _, tc := range []struct {
 		name string
@@ -239,11 +239,12 @@ func TestDamagedCatalog(t *testing.T) {
 		want string
 	}{
 		{"empty", nil, "no header line"},
-		{"garbage", []byte("hello\nworld"), "is not \"zipsim-catalog v1 xxh64:<hex>\""},
+		{"garbage", []byte("hello\nworld"), "is not \"zipsim-catalog v2 xxh64:<hex>\""},
 		{"version", slices.Concat([]byte("zipsim-catalog v9 xxh64:0\n"), body), "version 9"},
+		{"xxhash partitions", slices.Concat([]byte("zipsim-catalog v1 xxh64:0\n"), body), "version 1"},
 		{"flipped byte", slices.Concat(head, []byte("\n"), bytes.Replace(body, []byte(`"k_1"`), []byte(`"k_2"`), 1)), "checksum"},
 		{"truncated", good[:len(good)/2], "checksum"},
-		{"not json", append(fmt.Appendf(nil, "zipsim-catalog v1 xxh64:%016x\n", xxhash.Sum64([]byte("{"))), '{'), "decode"},
+		{"not json", append(fmt.Appendf(nil, "zipsim-catalog v2 xxh64:%016x\n", xxhash.Sum64([]byte("{"))), '{'), "decode"},
 		{"unknown field", resum(`"PageSize"`, `"PageSise"`), "unknown field"},
 		{"page size", resum(`"PageSize": 16384`, `"PageSize": 1000`), "page size"},
 		{"column type", resum(`"Type": "INT"`, `"Type": "FLOAT"`), `unknown column type "FLOAT"`},

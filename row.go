@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/zipsim/zipsim/page"
@@ -227,23 +226,6 @@ func (s *schema) appendValue(dst []byte, row Row, ext []bool, refs []page.Extern
 	for _, r := range refs {
 		dst = append(dst, make([]byte, page.ExternRefSize)...)
 		r.Encode(dst[len(dst)-page.ExternRefSize:])
-	}
-	return dst
-}
-
-// appendPartKey appends the partitioning columns of row in key form.
-func (s *schema) appendPartKey(dst []byte, row Row) []byte {
-	for _, p := range s.part {
-		dst = appendKeyValue(dst, &s.cols[p], row[p])
-	}
-	return dst
-}
-
-// appendPartKeyPK appends the partitioning columns, taken from the
-// primary key values pk.
-func (s *schema) appendPartKeyPK(dst []byte, pk []Value) []byte {
-	for _, p := range s.part {
-		dst = appendKeyValue(dst, &s.cols[p], pk[slices.Index(s.pk, p)])
 	}
 	return dst
 }

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/zipsim/zipsim/btree"
 )
 
@@ -207,15 +206,15 @@ func (t *Table) prune(w *work, x *indexSchema, from, to []Value) *partition {
 	for n < len(from) && n < len(to) && sameValue(&s.cols[x.cols[n]], from[n], to[n]) {
 		n++
 	}
-	w.part = w.part[:0]
+	h := newKeyHash()
 	for _, c := range s.part {
 		j := slices.Index(x.cols[:n], c)
 		if j < 0 {
 			return nil
 		}
-		w.part = appendKeyValue(w.part, &s.cols[c], from[j])
+		h.addValue(&s.cols[c], from[j])
 	}
-	return t.parts[xxhash.Sum64(w.part)%uint64(len(t.parts))]
+	return t.parts[h.partition(len(t.parts))]
 }
 
 // sameValue reports whether a and b have the same key form in column c.

@@ -95,10 +95,9 @@ type schema struct {
 	pk      []int // column positions of the primary key, in key order
 	vals    []int // the other columns, in the clustered record's value
 	indexes []indexSchema
-	// part holds the partitioning columns; partPK says they are the whole
-	// primary key, so the clustered key doubles as the partition key.
+	// part holds the partitioning columns in KEY (...) order: the primary
+	// key's unless PartitionBy names others.
 	part     []int
-	partPK   bool
 	nParts   int
 	pageSize int
 	zipSize  int
@@ -285,7 +284,7 @@ func compile(o TableOptions, pageSize, zipSize int) (*schema, error) {
 			s.secCols[p] = true
 		}
 	}
-	s.part, s.partPK = s.pk, true
+	s.part = s.pk
 	if len(o.PartitionBy) > 0 {
 		if s.nParts < 2 {
 			return nil, fmt.Errorf("PartitionBy needs Partitions of 2 or more")
@@ -298,7 +297,6 @@ func compile(o TableOptions, pageSize, zipSize int) (*schema, error) {
 				return nil, fmt.Errorf("PartitionBy column %q is not in the primary key: the primary key must include every partitioning column", o.PartitionBy[i])
 			}
 		}
-		s.partPK = slices.Equal(s.part, s.pk)
 	}
 	return s, nil
 }

@@ -157,8 +157,8 @@ func (t *Table) Options() TableOptions { return cloneOptions(t.opts) }
 // to decode into and the undo log of a write. Calls borrow one from a
 // sync.Pool, so steady-state calls allocate nothing for it.
 type work struct {
-	key, val, old, sec, sec2, part []byte
-	row                            Row // a scan's or a read's row
+	key, val, old, sec, sec2 []byte
+	row                      Row // a scan's or a read's row
 	// oldRow is the stored row a write replaces, decoded only in the
 	// columns secondary indexes hold: apart from row, so that decoding it
 	// never drops the byte buffers row keeps for the columns it skips.
@@ -213,20 +213,9 @@ func (t *Table) checkPK(pk []Value) error {
 	return t.sch.checkPrefix(&t.sch.indexes[0], pk)
 }
 
-// partitionOf returns the partition of the row with clustered key key and
-// partitioning columns partKey (unused when they are the primary key),
-// and the hash that picks its row lock.
-func (t *Table) partitionOf(key, partKey []byte) (*partition, uint64) {
-	h := xxhash.Sum64(key)
-	if len(t.parts) == 1 {
-		return t.parts[0], h
-	}
-	ph := h
-	if !t.sch.partPK {
-		ph = xxhash.Sum64(partKey)
-	}
-	return t.parts[ph%uint64(len(t.parts))], h
-}
+// rowLockHash returns the hash of clustered key key that picks its row
+// lock.
+func rowLockHash(key []byte) uint64 { return xxhash.Sum64(key) }
 
 // lockRow locks the row lock stripe of hash h and returns it.
 func (t *Table) lockRow(h uint64) *latch.Mutex {
@@ -235,25 +224,27 @@ func (t *Table) lockRow(h uint64) *latch.Mutex {
 	return mu
 }
 
-// locate encodes row's clustered key (and partitioning key) into w and
-// returns its partition and hash.
+// locate encodes row's clustered key into w and returns its partition
+// (keyhash.go) and row lock hash.
 func (t *Table) locate(w *work, row Row) (*partition, uint64) {
 	s := t.sch
 	w.key = s.appendKey(w.key[:0], &s.indexes[0], row)
-	if !s.partPK {
-		w.part = s.appendPartKey(w.part[:0], row)
+	p := t.parts[0]
+	if len(t.parts) > 1 {
+		p = t.parts[s.partOfRow(row, len(t.parts))]
 	}
-	return t.partitionOf(w.key, w.part)
+	return p, rowLockHash(w.key)
 }
 
 // locatePK is locate for a primary key given as values.
 func (t *Table) locatePK(w *work, pk []Value) (*partition, uint64) {
 	s := t.sch
 	w.key = s.appendPrefix(w.key[:0], &s.indexes[0], pk)
-	if !s.partPK {
-		w.part = s.appendPartKeyPK(w.part[:0], pk)
+	p := t.parts[0]
+	if len(t.parts) > 1 {
+		p = t.parts[s.partOfPK(pk, len(t.parts))]
 	}
-	return t.partitionOf(w.key, w.part)
+	return p, rowLockHash(w.key)
 }
 
 // readOld reads the stored record under w.key into w.old; a missing row is
