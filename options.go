@@ -29,6 +29,11 @@ type Options struct {
 	// 5.7 ship it (ON): see btree.Options.LogCompressedPages. The zero
 	// value behaves as MariaDB 10.3+ and as 5.6/5.7 with the option OFF.
 	LogCompressedPages bool
+	// NoSiblingInsert splits a full leaf whenever a record does not fit
+	// it, as InnoDB up to 5.6 did: see btree.Options.NoSiblingInsert. The
+	// zero value tries the next leaf first, as MySQL 5.7 and MariaDB 10.2+
+	// do.
+	NoSiblingInsert bool
 	// CompressedLeafReserve keeps 1/16 of compressed clustered leaves free
 	// for updates when inserts run in order, as uncompressed ones, which
 	// InnoDB did up to 5.6.10 (btree.Options.CompressedLeafReserve). The

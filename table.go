@@ -124,6 +124,7 @@ func (t *Table) indexOptions(sch *schema, p *partition, j int, id uint64) btree.
 		ID: id, Name: p.name + "." + x.name, Clustered: j == 0,
 		Fields: x.fields, MaxKeyLen: x.maxKey, ExternRefs: sch.externRefsFor(j),
 		Padding: t.store.opts.Padding, LogCompressedPages: t.store.opts.LogCompressedPages,
+		NoSiblingInsert:       t.store.opts.NoSiblingInsert,
 		CompressedLeafReserve: t.store.opts.CompressedLeafReserve,
 		MergeThresholdPct:     t.opts.MergeThresholdPct, AdaptiveHash: t.store.ahi,
 		ChangeBuffer: t.changeBuffer(j),

@@ -132,8 +132,12 @@
 //     difference (about one compression more per log fill).
 //   - The root takes over its only child whenever a merge or discard
 //     leaves it with one; InnoDB lifts from btr_compress of that child.
-//   - 5.7's btr_insert_into_right_sibling (an insert at the end of a full
-//     leaf tried on the next leaf before splitting) is not modelled.
+//   - btr_insert_into_right_sibling (MySQL 5.7, MariaDB 10.2+: a record
+//     that belongs at the end of a full leaf goes to the start of the next
+//     leaf when that takes it) is tried only on a next leaf under the same
+//     parent, as merges are, and only at the leaf level; InnoDB also tries
+//     it across parents and on node pages. Options.NoSiblingInsert gives
+//     5.6 and earlier, which always split.
 //   - A record that cannot fit an empty page gets ErrTooBig; off-page
 //     columns are a later layer.
 //   - Sequential-insert detection uses PAGE_LAST_INSERT as InnoDB does;

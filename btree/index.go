@@ -396,6 +396,7 @@ func (ix *Index) Stats() Stats {
 	s.LeafSplitsSpace, s.LeafSplitsZip = c[cLeafSplitsSpace], c[cLeafSplitsZip]
 	s.NodeSplitsSpace, s.NodeSplitsZip = c[cNodeSplitsSpace], c[cNodeSplitsZip]
 	s.SplitIterations, s.SplitCopies, s.RootRaises = c[cSplitIterations], c[cSplitCopies], c[cRootRaises]
+	s.SiblingInserts = c[cSiblingInserts]
 	s.Reorganizations, s.Recompressions, s.Restores = c[cReorganizations], c[cRecompressions], c[cRestores]
 	s.PadRefusals = c[cPadRefusals]
 	s.Merges, s.MergeFailures, s.Discards, s.Lifts = c[cMerges], c[cMergeFailures], c[cDiscards], c[cLifts]

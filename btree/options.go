@@ -79,6 +79,13 @@ type Options struct {
 	// too, as InnoDB did up to 5.6.10; MySQL Bug #69140's fix (5.6.11)
 	// exempted compressed pages, which the zero value follows.
 	CompressedLeafReserve bool
+	// NoSiblingInsert splits a full leaf whenever a record does not fit
+	// it, as InnoDB did up to 5.6. The zero value follows MySQL 5.7 and
+	// MariaDB 10.2+, whose btr_page_split_and_insert first offers a record
+	// that belongs at the end of a full leaf to the start of the next leaf
+	// (btr_insert_into_right_sibling) and splits only when that leaf
+	// cannot take it either.
+	NoSiblingInsert bool
 	// MergeThresholdPct is MERGE_THRESHOLD: a page whose data falls below
 	// this share of the page after a delete is merged with a sibling.
 	// 1..50; 0 means 50.

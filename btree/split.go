@@ -193,6 +193,11 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 		return false, fmt.Errorf("btree: index %q: a %d-byte record does not fit the empty page %d", ix.o.Name, size, pageNo)
 	}
 	slot, _ := p.Search(r.Key, bytes.Compare)
+	if level == 0 && !ix.o.NoSiblingInsert {
+		if ok, err := ix.insertIntoRightSibling(ctx, path, p, slot, r, st); err != nil || ok {
+			return ok, err
+		}
+	}
 	pl := ix.planSplit(p, slot, size, iter)
 	ix.countSplit(p, z, level, slot, size, st)
 
@@ -291,6 +296,62 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 		return false, err
 	}
 	return ok, ix.markDirty(&ng)
+}
+
+// insertIntoRightSibling is btr_insert_into_right_sibling (MySQL 5.7,
+// MariaDB 10.2+): a record that belongs after the last record of the full
+// leaf p goes to the start of the next leaf instead, if that leaf takes it
+// as it stands (page_cur_tuple_insert: no pad or reserve rule), and the
+// parent's pointer to the next leaf takes the record's key. It reports
+// whether the record went there. zipsim offers the record only to a next
+// leaf under the same parent, as its merges stay under one parent: a
+// parent's first pointer has the empty key, so moving the boundary between
+// two parents would mean rewriting the grandparent's pointer.
+func (ix *Index) insertIntoRightSibling(ctx context.Context, path []uint32, p page.IndexPage, slot int, r page.Record, st stripe.Stripe) (bool, error) {
+	next := p.Fil().Next()
+	if slot != p.NRecs() || next == page.FilNull || len(path) < 2 {
+		return false, nil
+	}
+	pg, err := ix.fix(ctx, path[len(path)-2], bufpool.Exclusive)
+	if err != nil {
+		return false, err
+	}
+	pp, pz := page.IndexPage(pg.Frame()), pg.Zip()
+	i := childSlot(pp, path[len(path)-1])
+	if i < 0 || i+1 >= pp.NRecs() || pp.Child(i+1) != next {
+		pg.Release()
+		return false, nil
+	}
+	ng, err := ix.fix(ctx, next, bufpool.Exclusive)
+	if err != nil {
+		pg.Release()
+		return false, err
+	}
+	ok, err := ix.pageInsert(page.IndexPage(ng.Frame()), ng.Zip(), 0, r, st)
+	if err == nil && ok {
+		err = ix.markDirty(&ng)
+	}
+	ng.Release()
+	if err != nil || !ok {
+		pg.Release()
+		return false, err
+	}
+	st.Add(cSiblingInserts, 1)
+	// The pointer moves down to the record's key [btr_cur_pessimistic_delete
+	// of the father's pointer, then btr_insert_on_non_leaf_level].
+	ptr := page.Record{Key: r.Key, Child: next}
+	err = pageDelete(pp, pz, i+1)
+	if err == nil {
+		ok, err = ix.insertOrReorganize(pp, pz, i+1, ptr, st)
+	}
+	if err == nil {
+		err = ix.markDirty(&pg)
+	}
+	pg.Release()
+	if err != nil || ok {
+		return err == nil, err
+	}
+	return true, ix.splitAndInsert(ctx, path[:len(path)-1], 1, ptr, st, nil)
 }
 
 // countSplit classifies a split: Zip when the uncompressed page had room

@@ -2,6 +2,7 @@ package btree
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"testing"
 
@@ -145,4 +146,94 @@ func TestTooBig(t *testing.T) {
 func TestEmptyKey(t *testing.T) {
 	_, ix := newIndexT(t, 0, 4<<20)
 	require.Error(t, ix.Insert(ctx, nil, []byte("v")))
+}
+
+// wideKey is a key of 1000 bytes ordered by id, so that a node page holds
+// about 16 pointers and a few hundred rows make a tree of three levels.
+func wideKey(id uint64) []byte { return append(key8(id), bytes.Repeat([]byte("k"), 992)...) }
+
+// siblingTree loads ids 10, 20, ... in order and returns the leaves left
+// to right with each leaf's parent.
+func siblingTree(t *testing.T, ix *Index) (leaves []uint32, parent map[uint32]uint32) {
+	t.Helper()
+	for id := uint64(10); id <= 6000; id += 10 {
+		require.NoError(t, ix.Insert(ctx, wideKey(id), []byte("v")))
+	}
+	parent = map[uint32]uint32{}
+	require.NoError(t, ix.walk(ctx, func(level int, p page.IndexPage) error {
+		switch level {
+		case 0:
+			leaves = append(leaves, p.PageNo())
+		case 1:
+			for i := range p.NRecs() {
+				parent[p.Child(i)] = p.PageNo()
+			}
+		}
+		return nil
+	}))
+	require.Equal(t, 3, int(ix.height.Load()), "three levels")
+	return leaves, parent
+}
+
+// TestSiblingInsert checks btr_insert_into_right_sibling: a record that
+// belongs after the last one of a full leaf goes to the start of the next
+// leaf when that leaf has room and shares the parent, whose pointer then
+// takes the record's key; otherwise, or with NoSiblingInsert, the leaf
+// splits.
+func TestSiblingInsert(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		zip         int
+		noSibling   bool
+		crossParent bool
+		sibling     bool
+	}{
+		{"same parent", 0, false, false, true},
+		{"same parent, compressed", 8192, false, false, true},
+		{"NoSiblingInsert", 0, true, false, false},
+		{"next leaf under another parent", 0, false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, tc.zip, 64<<20)
+			o := e.options(1, true)
+			o.NoSiblingInsert = tc.noSibling
+			ix, err := Create(ctx, o)
+			require.NoError(t, err)
+			leaves, parent := siblingTree(t, ix)
+			// A full leaf, not the last, whose next leaf does or does not
+			// share its parent.
+			at := -1
+			for i := 1; i+2 < len(leaves); i++ {
+				if (parent[leaves[i]] != parent[leaves[i+1]]) == tc.crossParent {
+					at = i
+					break
+				}
+			}
+			require.GreaterOrEqual(t, at, 0)
+			left, next := leaves[at], leaves[at+1]
+			keys := leafKeys(t, ix, left)
+			nextKeys := leafKeys(t, ix, next)
+			// Room on the next leaf: drop its first record.
+			require.NoError(t, ix.Delete(ctx, nextKeys[0]))
+			id := binary.BigEndian.Uint64(keys[len(keys)-1]) + 1
+			before := ix.Stats()
+			require.NoError(t, ix.Insert(ctx, wideKey(id), []byte("new")))
+			d := ix.Stats().Sub(before)
+			requireCheck(t, ix)
+			got, ok, err := ix.Get(ctx, wideKey(id), nil)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, "new", string(got))
+			if tc.sibling {
+				require.EqualValues(t, 1, d.SiblingInserts)
+				require.Zero(t, d.Splits(), "no split")
+				require.Equal(t, next, leafOf(t, ix, wideKey(id)), "the record went to the next leaf")
+				require.Equal(t, wideKey(id), leafKeys(t, ix, next)[0])
+				require.Equal(t, keys, leafKeys(t, ix, left), "the full leaf is unchanged")
+			} else {
+				require.Zero(t, d.SiblingInserts)
+				require.EqualValues(t, 1, d.LeafSplitsSpace, "the full leaf split")
+			}
+		})
+	}
 }

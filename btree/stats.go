@@ -23,6 +23,7 @@ const (
 	cSplitIterations
 	cSplitCopies
 	cRootRaises
+	cSiblingInserts
 	cReorganizations
 	cRecompressions
 	cRestores
@@ -63,6 +64,9 @@ type Stats struct {
 	// whole zip image was copied and trimmed (page_zip_copy_recs).
 	SplitCopies uint64
 	RootRaises  uint64
+	// SiblingInserts counts records a full leaf passed to the start of its
+	// right sibling instead of splitting (btr_insert_into_right_sibling).
+	SiblingInserts uint64
 	// Reorganizations counts btr_page_reorganize calls (compressed: one
 	// compress each); Recompressions counts page_zip_reorganize after an
 	// insert into the uncompressed page only; Restores counts the
@@ -131,6 +135,7 @@ func (s Stats) Sub(prev Stats) Stats {
 	d.SplitIterations -= prev.SplitIterations
 	d.SplitCopies -= prev.SplitCopies
 	d.RootRaises -= prev.RootRaises
+	d.SiblingInserts -= prev.SiblingInserts
 	d.Reorganizations -= prev.Reorganizations
 	d.Recompressions -= prev.Recompressions
 	d.Restores -= prev.Restores
@@ -147,7 +152,7 @@ func Table(stats []Stats) string {
 	var b strings.Builder
 	header := []string{"INDEX", "HEIGHT", "PAGES", "ROWS", "LEAF_FILL", "ROWS_PER_LEAF",
 		"INSERTS", "OPTIMISTIC", "PESSIMISTIC", "SPLITS_LEAF_SPACE", "SPLITS_LEAF_ZIP",
-		"SPLITS_NODE_SPACE", "SPLITS_NODE_ZIP", "SPLIT_ITERATIONS", "REORGANIZE", "RECOMPRESS",
+		"SPLITS_NODE_SPACE", "SPLITS_NODE_ZIP", "SPLIT_ITERATIONS", "SIBLING_INSERTS", "REORGANIZE", "RECOMPRESS",
 		"MERGES", "PAD"}
 	rows := make([][]string, 0, len(stats))
 	for _, s := range stats {
@@ -159,7 +164,7 @@ func Table(stats []Stats) string {
 			fmt.Sprint(s.Rows), fmt.Sprintf("%.3f", s.LeafFill()), fmt.Sprintf("%.1f", s.RowsPerLeaf()),
 			fmt.Sprint(s.Inserts), fmt.Sprint(s.InsertsOptimistic), fmt.Sprint(s.InsertsPessimistic),
 			fmt.Sprint(s.LeafSplitsSpace), fmt.Sprint(s.LeafSplitsZip), fmt.Sprint(s.NodeSplitsSpace),
-			fmt.Sprint(s.NodeSplitsZip), fmt.Sprint(s.SplitIterations), fmt.Sprint(s.Reorganizations),
+			fmt.Sprint(s.NodeSplitsZip), fmt.Sprint(s.SplitIterations), fmt.Sprint(s.SiblingInserts), fmt.Sprint(s.Reorganizations),
 			fmt.Sprint(s.Recompressions), fmt.Sprint(s.Merges), fmt.Sprint(s.Pad)})
 	}
 	table.Write(&b, "BTREE", header, rows)

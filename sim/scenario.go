@@ -180,19 +180,30 @@ const seedLatches = "plugin"
 // server layer"); the zipsim_czlib_c build runs C zlib both ways.
 const seedCodec = "czlib:6"
 
+// engine56 sets the rule of InnoDB up to 5.6, which seed 004's fb56 and
+// orig56 ran (T6, T7), that 5.7 changed: a full leaf splits even when the
+// record belongs at its end and the next leaf has room (5.7 added
+// btr_insert_into_right_sibling).
+func engine56(c Config) Config {
+	c.NoSiblingInsert = true
+	return c
+}
+
 // engine51 sets the rules of the 5.1 InnoDB plugin and XtraDB, which seeds
 // 000 (T1, T2) and 003 (T5) ran, where later versions changed them:
-// innodb_old_blocks_time 0 (5.6 made it 1s), and compressed clustered
-// leaves keeping the 1/16 update reserve that 5.6.11 dropped (MySQL Bug
-// #69140). 5.1's zip_clean walks come with Legacy and Global locking.
+// engine56's, innodb_old_blocks_time 0 (5.6 made it 1s), and compressed
+// clustered leaves keeping the 1/16 update reserve that 5.6.11 dropped
+// (MySQL Bug #69140). 5.1's zip_clean walks come with Legacy and Global
+// locking.
 func engine51(c Config) Config {
+	c = engine56(c)
 	c.OldBlocksTime = -1
 	c.CompressedLeafReserve = true
 	return c
 }
 
 // engine51Note names engine51's rules in the scenarios' notes.
-const engine51Note = "5.1's innodb_old_blocks_time=0 and update reserve on compressed clustered leaves (Config.OldBlocksTime, CompressedLeafReserve)"
+const engine51Note = "5.1's innodb_old_blocks_time=0, update reserve on compressed clustered leaves and splits without trying the next leaf (Config.OldBlocksTime, CompressedLeafReserve, NoSiblingInsert)"
 
 var (
 	scenarioMu sync.Mutex

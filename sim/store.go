@@ -39,6 +39,7 @@ func (c Config) StoreOptions(dataBytes int64) (zipsim.Options, error) {
 		NoSync:                true,
 		NoCodecReuse:          c.NoZlibReuse,
 		LogCompressedPages:    c.LogCompressedPages,
+		NoSiblingInsert:       c.NoSiblingInsert,
 		CompressedLeafReserve: c.CompressedLeafReserve,
 		AdaptiveHashIndex:     c.AdaptiveHash,
 		AdaptiveHashParts:     c.AdaptiveHashParts,

@@ -238,13 +238,13 @@ type t6Run struct {
 }
 
 func runT6(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
-	base := Config{
+	base := engine56(Config{
 		Workload: "linkbench", Seed: 6, Threads: t6Threads, PageSize: t6PageSize,
 		PoolRatio: 0.15, IOLatency: 100 * time.Microsecond, PageCleaner: true, LRUScanDepth: t6CleanerFree,
 		ChangeBuffering: true, Latches: seedLatches,
 		Duration: t6N * t6Interval, ReportInterval: t6Interval,
 		Linkbench: LinkbenchConfig{MaxID1: t6MaxID1, Loaders: t6Loaders},
-	}
+	})
 	var runs []t6Run
 	for _, v := range []struct{ kbs, mt int }{{0, 0}, {t6KBS, 0}, {0, t6ThrashFreeMT}} {
 		cfg := base

@@ -288,6 +288,7 @@ var knobs = []knob{
 	{name: "no-pad", usage: "turn adaptive padding of compressed pages off", field: func(c *sim.Config) any { return &c.PadDisabled }},
 	{name: "frames", usage: "frame memory: arena (preallocated, off the Go heap) or per-miss (an allocation per frame taken)", field: func(c *sim.Config) any { return &c.Frames }},
 	{name: "log-compressed-pages", usage: "innodb_log_compressed_pages=ON (MySQL 5.6/5.7): a full modification log does not reorganize the page before the insert", field: func(c *sim.Config) any { return &c.LogCompressedPages }},
+	{name: "no-sibling-insert", usage: "split a full leaf whenever a record does not fit it, as InnoDB up to 5.6; 5.7 and MariaDB first offer a record that belongs at the leaf's end to the next leaf (btr_insert_into_right_sibling)", field: func(c *sim.Config) any { return &c.NoSiblingInsert }},
 	{name: "no-zlib-reuse", usage: "build codec state afresh per page compression and decompression (zlib_reuse=off)", field: func(c *sim.Config) any { return &c.NoZlibReuse }},
 	{name: "page-cleaner", usage: "run InnoDB's page cleaner: a goroutine that keeps --lru-scan-depth frames free per instance, writing dirty pages from the LRU tail, so fixers seldom write their victims", field: func(c *sim.Config) any { return &c.PageCleaner }},
 	{name: "old-blocks-time", usage: "innodb_old_blocks_time: how long a page read into the old sublist must stay before an access makes it young; 0 is none, 5.1 and 5.5's default, and 1s 5.6's", field: func(c *sim.Config) any { return &c.OldBlocksTime },
