@@ -8,7 +8,7 @@
 # counttable in 32 partitions by KEY(id1) and KEY(id), nodetable DYNAMIC
 # and unpartitioned, a pool of POOL (T8: 0.25 of the uncompressed data)
 # with O_DIRECT reads from this machine's disk, zlib at level 6 in both.
-# 2 link loaders and a node loader load linkbench_sql.py's rows, and the
+# LOADERS (2) link loaders and a node loader load linkbench_sql.py's rows, and the
 # load ends when the pool holds no dirty page (T8 times Create + Load +
 # Flush; this times the load and the flush, not the CREATE statements
 # before them); then 2 requesters (mariadb clients) send LinkBench's mix for
@@ -35,8 +35,9 @@
 # it CPU, so its rows go to stdout, not OUT), and the script prints, just
 # before and after the measured window, the free pages,
 # the history list's length, and the pages written, page-compressed and
-# statements so far, then the window's pool reads by page type
-# and purge counters (information_schema.innodb_metrics), its
+# statements so far, then the window's pool reads by page type, purge
+# counters, page splits, merges and reorganizations, and compression and
+# padding counters (information_schema.innodb_metrics), its
 # INNODB_CMP_PER_INDEX counts by index, and the pool's pages by state,
 # type and index at its end.
 # With PERF=PREFIX, perf samples every CPU (499 Hz, with call chains) over
@@ -45,7 +46,7 @@
 # its inflate, the kernel, the rest. Sampling costs the server CPU, so
 # the rows go to stdout, as PROBE's do.
 # Usage: mariadb_t8.sh MAXID1 POOL REPEATS OUT
-#        (env: WARM=2 DURATION=8 OPS=60000 MODES="u transparent old" SIZES=0 HOLD_SNAPSHOT=0 PROBE=0 PERF=
+#        (env: WARM=2 DURATION=8 OPS=60000 MODES="u transparent old" SIZES=0 HOLD_SNAPSHOT=0 PROBE=0 PERF= LOADERS=2
 #         EXTRA_FLAGS: more server options, e.g. --innodb-read-ahead-threshold=0)
 set -u
 MAXID1=${1:?maxid1}
@@ -56,7 +57,7 @@ WARM=${WARM:-2}
 DURATION=${DURATION:-8}
 OPS=${OPS:-60000}
 MODES=${MODES:-u transparent old}
-LOADERS=2
+LOADERS=${LOADERS:-2}
 REQUESTERS=2
 DIR=${DIR:-$(mktemp -d -t zipsim-t8.XXXXXX)}
 mkdir -p "$DIR/sql"
@@ -80,13 +81,14 @@ probe() {
   [ "${PROBE:-0}" = 1 ] || return 0
   echo "$mode $1: free pages $(status Innodb_buffer_pool_pages_free), history list $(status Innodb_history_list_length), pages written $(status Innodb_buffer_pool_pages_flushed), page-compressed $(status Innodb_num_pages_page_compressed), questions $(status Questions)"
   q "select name, count from information_schema.innodb_metrics
-     where (name like 'buffer_page_read%' or name like 'purge%') and name != 'purge_dml_delay_usec' order by name" > "$DIR/probe.$1"
+     where (name like 'buffer_page_read%' or name like 'purge%' or name like 'index_page%' or name like 'compress%')
+       and name != 'purge_dml_delay_usec' order by name" > "$DIR/probe.$1"
   q "select concat(substring_index(table_name, '#', 1), '.', index_name), sum(compress_ops), sum(compress_ops_ok), sum(uncompress_ops)
      from information_schema.innodb_cmp_per_index where database_name = 'd' group by 1" > "$DIR/cmpidx.$1"
   [ "$1" = end ] || return 0
   echo "$mode: the window's INNODB_CMP_PER_INDEX by index (compress_ops, compress_ops_ok, uncompress_ops)"
   LC_ALL=C join <(LC_ALL=C sort "$DIR/cmpidx.start") <(LC_ALL=C sort "$DIR/cmpidx.end") | awk '{ print "  " $1, $5 - $2, $6 - $3, $7 - $4 }'
-  echo "$mode: the window's pool reads by page type and purge counters"
+  echo "$mode: the window's pool reads by page type, purge, index page and compression counters"
   LC_ALL=C join <(LC_ALL=C sort "$DIR/probe.start") <(LC_ALL=C sort "$DIR/probe.end") | awk '$3 > $2 { print "  " $1, $3 - $2 }'
   echo "$mode: the pool's pages by state, type and index at its end"
   q "select page_state, page_type, coalesce(index_name, '-'), count(*) from information_schema.innodb_buffer_page
