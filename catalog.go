@@ -21,7 +21,7 @@ import (
 // index ids, each index's root page, and each tablespace's page
 // allocation state (the FSP header fields fsp0fsp.cc keeps in page 0).
 //
-// It is a first line "zipsim-catalog v1 xxh64:<hex>" with the xxhash64 of
+// It is a first line "zipsim-catalog v2 xxh64:<hex>" with the xxhash64 of
 // the rest, then the catalog as indented JSON, so that a person can read
 // it and a damaged file is refused rather than misread. It is written to
 // a temporary file, synced and renamed over the old one, so a crash while
@@ -146,7 +146,7 @@ func decodeCatalog(b []byte) (*catalog, error) {
 		return nil, fmt.Errorf("header %q is not %q: the file is damaged or not a zipsim catalog", head, fmt.Sprintf("%s v%d xxh64:<hex>", catalogMagic, catalogVersion))
 	}
 	if version != catalogVersion {
-		return nil, fmt.Errorf("version %d: this zipsim reads version %d", version, catalogVersion)
+		return nil, fmt.Errorf("version %d: this zipsim reads version %d (version 2 moved rows to partitions by MySQL's KEY hash: load the store again)", version, catalogVersion)
 	}
 	if got := xxhash.Sum64(body); got != sum {
 		return nil, fmt.Errorf("checksum %016x does not match the header's %016x: the file is damaged", got, sum)

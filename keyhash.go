@@ -3,25 +3,31 @@ package zipsim
 import "encoding/binary"
 
 // PARTITION BY KEY picks a row's partition the way MySQL 5.5+ (ALGORITHM=2,
-// the default) and MariaDB do [sql/sql_partition.cc
-// calculate_key_hash_value, get_part_id_key; Field::hash]: each
+// the default) and MariaDB do [sql/sql_partition.cc get_part_id_key;
+// calculate_key_hash_value in ha_partition.cc (MariaDB) and
+// partition_handler.cc (MySQL 5.7, ph_calculate_key_hash_value);
+// Field::hash]: each
 // partitioning column's stored bytes go through its collation's hash_sort,
 // one running hash across the columns, and the partition is the hash's low
 // 32 bits modulo the partitions. Integers are stored little-endian and
 // hashed with MySQL's numeric character set, whose collation is
 // latin1_swedish_ci's; zipsim hashes CHAR and VARCHAR values with
-// latin1_swedish_ci too, the one-byte character set its columns stand for.
+// latin1_swedish_ci too, the one-byte character set its columns stand for
+// (a VARBINARY column, which VARCHAR also stands for, would hash with
+// my_hash_sort_bin in MySQL: no folding, no space stripping; other
+// character sets hash otherwise).
 // That hash_sort [strings/ctype-simple.c my_hash_sort_simple] drops
 // trailing bytes that weigh as a space and mixes each byte's weight in
 // with MY_HASH_ADD. The hash is not uniform: with 32 partitions a
 // partition's BIGINT ids mostly run 32 apart, which sets how its pages fill
-// when ids arrive in order (BENCHMARKS.md, T8). MariaDB 10.11 put 35 rows of
-// BIGINT, INT, TINYINT, VARCHAR and two-column keys where this does
-// (keyhash_test.go).
+// when ids arrive in order (BENCHMARKS.md, T8). MariaDB 10.11 put 61 rows
+// of every integer width, CHAR, VARCHAR and two-column keys where this
+// does (keyhash_test.go).
 
 // latin1Weights is latin1_swedish_ci's sort order [strings/ctype-latin1.c
-// sort_order_latin1]: letters case-folded, accented letters folded onto
-// their base letter, Å, Ä, Æ and Ö weighing as the three letters after Z.
+// sort_order_latin1]: letters case-folded, most accented letters weighing
+// as their base letter (Ü as Y), Å, Ä, Æ and Ö as the three letters after
+// Z, and Ø, ×, ÷, Þ, ß and ÿ as themselves.
 var latin1Weights = func() (w [256]byte) {
 	for i := range w {
 		w[i] = byte(i)

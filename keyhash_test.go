@@ -35,6 +35,26 @@ func TestKeyHashMariaDB(t *testing.T) {
 		{"BIGINT, INT", []Column{{Name: "a", Type: TypeInt}, {Name: "b", Type: TypeInt, Len: 4}}, 11, map[int][]Row{
 			5: {{Int(1), Int(1)}}, 6: {{Int(7), Int(-3)}}, 9: {{Int(1), Int(2)}}, 10: {{Int(400000), Int(123456789)}},
 		}},
+		// 32 partitions, so that every bit of a weight counts: letters,
+		// accents and the Swedish letters, trailing spaces, and every
+		// integer width.
+		{"VARCHAR latin1", []Column{{Name: "a", Type: TypeVarchar, Len: 20}}, 32, map[int][]Row{
+			2: {{Bytes([]byte("\xe9t\xe9"))}}, 6: {{String("abc")}}, 8: {{String("AbCdE")}}, 9: {{String("Zq")}},
+			14: {{Bytes([]byte("\xc5\xc4\xd6"))}}, 16: {{String("zebra")}}, 18: {{Bytes([]byte("m\xfcller"))}},
+			23: {{String("yy")}}, 24: {{Bytes([]byte{0xc9})}}, 27: {{String("qwerty")}},
+		}},
+		{"CHAR", []Column{{Name: "a", Type: TypeChar, Len: 6}}, 32, map[int][]Row{
+			4: {{Bytes([]byte{0xf8, 0xf7, 0xff})}}, 18: {{String("ab")}}, 23: {{String("xyz  ")}},
+		}},
+		{"SMALLINT", []Column{{Name: "a", Type: TypeInt, Len: 2}}, 32, map[int][]Row{
+			1: {{Int(-32768)}}, 4: {{Int(97)}}, 5: {{Int(32767)}}, 18: {{Int(25185)}}, 25: {{Int(-200)}},
+		}},
+		{"MEDIUMINT", []Column{{Name: "a", Type: TypeInt, Len: 3}}, 32, map[int][]Row{
+			6: {{Int(6513249)}}, 12: {{Int(12345)}}, 20: {{Int(-1)}, {Int(8388607)}},
+		}},
+		{"BIGINT letters", bigint, 32, map[int][]Row{
+			7: {{Int(0x7a7a)}, {Int(0x6162636465666768)}}, 21: {{Int(0xe0e1e2e3)}}, 28: {{Int(7020873)}},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &schema{cols: tc.cols}
@@ -47,6 +67,17 @@ func TestKeyHashMariaDB(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKeyHashFolds checks that values latin1_swedish_ci holds equal land
+// together: case, accents, trailing spaces.
+func TestKeyHashFolds(t *testing.T) {
+	s := &schema{cols: []Column{{Name: "a", Type: TypeVarchar, Len: 20}}, part: []int{0}}
+	for _, pair := range [][2]Value{{String("abc"), String("ABC")}, {String("e"), Bytes([]byte{0xe9})}, {String("ab"), String("ab   ")}} {
+		for n := 2; n <= 64; n++ {
+			require.Equal(t, s.partOfRow(Row{pair[0]}, n), s.partOfRow(Row{pair[1]}, n), "%q and %q, %d partitions", pair[0].b, pair[1].b, n)
+		}
 	}
 }
 

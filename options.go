@@ -32,7 +32,7 @@ type Options struct {
 	// NoSiblingInsert splits a full leaf whenever a record does not fit
 	// it, as InnoDB up to 5.6 did: see btree.Options.NoSiblingInsert. The
 	// zero value tries the next leaf first, as MySQL 5.7 and MariaDB 10.2+
-	// do.
+	// do (under the same parent only, btree/doc.go).
 	NoSiblingInsert bool
 	// CompressedLeafReserve keeps 1/16 of compressed clustered leaves free
 	// for updates when inserts run in order, as uncompressed ones, which
@@ -168,9 +168,9 @@ type TableOptions struct {
 	Partitions int
 	// PartitionBy names the columns whose hash picks a row's partition,
 	// MySQL's and MariaDB's KEY partitioning hash (keyhash.go); they must
-	// be primary key columns. Empty means the whole primary key. Naming fewer, such as linkbench's id1,
-	// keeps rows that share them in one partition, so scans bounded on
-	// them read one partition.
+	// be primary key columns. Empty means the whole primary key. Naming
+	// fewer, such as linkbench's id1, keeps rows that share them in one
+	// partition, so scans bounded on them read one partition.
 	PartitionBy []string
 	// MergeThresholdPct is MERGE_THRESHOLD: a page whose data falls below
 	// this share after a delete is merged with a neighbour. 1..50; 0

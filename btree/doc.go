@@ -136,8 +136,10 @@
 //     that belongs at the end of a full leaf goes to the start of the next
 //     leaf when that takes it) is tried only on a next leaf under the same
 //     parent, as merges are, and only at the leaf level; InnoDB also tries
-//     it across parents and on node pages. Options.NoSiblingInsert gives
-//     5.6 and earlier, which always split.
+//     it across parents and on node pages, and lets the parent merge after
+//     dropping its old pointer (btr_cur_compress_if_useful) where zipsim
+//     puts the new one straight in. Options.NoSiblingInsert gives 5.6 and
+//     earlier, which always split.
 //   - A record that cannot fit an empty page gets ErrTooBig; off-page
 //     columns are a later layer.
 //   - Sequential-insert detection uses PAGE_LAST_INSERT as InnoDB does;

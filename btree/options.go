@@ -84,7 +84,8 @@ type Options struct {
 	// MariaDB 10.2+, whose btr_page_split_and_insert first offers a record
 	// that belongs at the end of a full leaf to the start of the next leaf
 	// (btr_insert_into_right_sibling) and splits only when that leaf
-	// cannot take it either.
+	// cannot take it either; zipsim offers it only to a next leaf under
+	// the same parent (doc.go).
 	NoSiblingInsert bool
 	// MergeThresholdPct is MERGE_THRESHOLD: a page whose data falls below
 	// this share of the page after a delete is merged with a sibling.

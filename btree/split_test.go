@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/zipsim/zipsim/bufpool"
 	"github.com/zipsim/zipsim/internal/sbdata"
 	"github.com/zipsim/zipsim/page"
 )
@@ -159,6 +160,14 @@ func siblingTree(t *testing.T, ix *Index) (leaves []uint32, parent map[uint32]ui
 	for id := uint64(10); id <= 6000; id += 10 {
 		require.NoError(t, ix.Insert(ctx, wideKey(id), []byte("v")))
 	}
+	leaves, parent = treeShape(t, ix)
+	require.Equal(t, 3, int(ix.height.Load()), "three levels")
+	return leaves, parent
+}
+
+// treeShape returns the leaves left to right with each leaf's parent.
+func treeShape(t *testing.T, ix *Index) (leaves []uint32, parent map[uint32]uint32) {
+	t.Helper()
 	parent = map[uint32]uint32{}
 	require.NoError(t, ix.walk(ctx, func(level int, p page.IndexPage) error {
 		switch level {
@@ -171,7 +180,6 @@ func siblingTree(t *testing.T, ix *Index) (leaves []uint32, parent map[uint32]ui
 		}
 		return nil
 	}))
-	require.Equal(t, 3, int(ix.height.Load()), "three levels")
 	return leaves, parent
 }
 
@@ -236,4 +244,87 @@ func TestSiblingInsert(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSiblingInsertParentSplits checks the sibling insert whose new
+// pointer does not fit the full parent: the parent splits, as
+// btr_insert_on_non_leaf_level does.
+func TestSiblingInsertParentSplits(t *testing.T) {
+	e := newEnv(t, 0, 64<<20)
+	ix, err := Create(ctx, e.options(1, true))
+	require.NoError(t, err)
+	leaves, parent := siblingTree(t, ix)
+	// The first leaf whose parent is not the last one and which shares
+	// it with its next leaf: ascending loads leave such parents full.
+	last := parent[leaves[len(leaves)-1]]
+	at := -1
+	for i := 0; i+1 < len(leaves); i++ {
+		if parent[leaves[i]] != last && parent[leaves[i]] == parent[leaves[i+1]] {
+			at = i
+			break
+		}
+	}
+	require.GreaterOrEqual(t, at, 0)
+	left, next := leaves[at], leaves[at+1]
+	for _, k := range leafKeys(t, ix, next)[:2] {
+		require.NoError(t, ix.Delete(ctx, k))
+	}
+	keys := leafKeys(t, ix, left)
+	// A longer key than the pointer it replaces.
+	key := append(key8(binary.BigEndian.Uint64(keys[len(keys)-1])+1), bytes.Repeat([]byte("k"), 1492)...)
+	before := ix.Stats()
+	require.NoError(t, ix.Insert(ctx, key, []byte("new")))
+	d := ix.Stats().Sub(before)
+	requireCheck(t, ix)
+	require.EqualValues(t, 1, d.SiblingInserts)
+	require.Zero(t, d.LeafSplitsSpace+d.LeafSplitsZip, "no leaf split")
+	require.EqualValues(t, 1, d.NodeSplitsSpace, "the parent split for the longer pointer")
+	require.Equal(t, next, leafOf(t, ix, key))
+}
+
+// TestSiblingInsertUpdate checks that a pessimistic update of a full
+// leaf's last record, which no longer fits, moves it to the next leaf
+// [btr_cur_pessimistic_update, then btr_cur_pessimistic_insert].
+func TestSiblingInsertUpdate(t *testing.T) {
+	e := newEnv(t, 0, 64<<20)
+	ix, err := Create(ctx, e.options(1, true))
+	require.NoError(t, err)
+	leaves, _ := siblingTree(t, ix)
+	// Ascending inserts until a new last leaf starts: it holds one record
+	// and the leaf before it is full.
+	for id := uint64(6001); len(leaves) == len(leafPages(t, ix)); id++ {
+		require.NoError(t, ix.Insert(ctx, wideKey(id), []byte("v")))
+	}
+	leaves, parent := treeShape(t, ix)
+	left, next := leaves[len(leaves)-2], leaves[len(leaves)-1]
+	require.Equal(t, parent[left], parent[next])
+	require.Len(t, leafKeys(t, ix, next), 1)
+	// A value that the left leaf cannot take even reorganized.
+	value := bytes.Repeat([]byte("u"), leafRoom(t, ix, left)+200)
+	keys := leafKeys(t, ix, left)
+	lastKey := keys[len(keys)-1]
+	before := ix.Stats()
+	require.NoError(t, ix.Update(ctx, lastKey, value))
+	d := ix.Stats().Sub(before)
+	requireCheck(t, ix)
+	require.EqualValues(t, 1, d.UpdatesPessimistic)
+	require.EqualValues(t, 1, d.SiblingInserts)
+	require.Zero(t, d.Splits())
+	require.Equal(t, next, leafOf(t, ix, lastKey))
+	require.Equal(t, keys[:len(keys)-1], leafKeys(t, ix, left))
+	got, ok, err := ix.Get(ctx, lastKey, nil)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, value, got)
+}
+
+// leafRoom returns what leaf pageNo could take after a reorganization.
+func leafRoom(t *testing.T, ix *Index, pageNo uint32) int {
+	t.Helper()
+	ix.lock.RLock()
+	defer ix.lock.RUnlock()
+	g, err := ix.fix(ctx, pageNo, bufpool.Shared)
+	require.NoError(t, err)
+	defer g.Release()
+	return page.IndexPage(g.Frame()).MaxInsertSizeAfterReorganize()
 }

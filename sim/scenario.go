@@ -180,10 +180,11 @@ const seedLatches = "plugin"
 // server layer"); the zipsim_czlib_c build runs C zlib both ways.
 const seedCodec = "czlib:6"
 
-// engine56 sets the rule of InnoDB up to 5.6, which seed 004's fb56 and
-// orig56 ran (T6, T7), that 5.7 changed: a full leaf splits even when the
-// record belongs at its end and the next leaf has room (5.7 added
-// btr_insert_into_right_sibling).
+// engine56 sets the rule of InnoDB up to 5.6, which seed 004's fb56 ran
+// (T6), that 5.7 changed: a full leaf splits even when the record belongs
+// at its end and the next leaf has room (5.7 added
+// btr_insert_into_right_sibling). T7 keeps 5.7's rule: its seed ran 5.6
+// and 5.7, and real InnoDB in its shape here is MariaDB 10.11.
 func engine56(c Config) Config {
 	c.NoSiblingInsert = true
 	return c

@@ -71,11 +71,11 @@ type t7Load struct {
 func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	// Checks run on the cached loads (seed 004 measured cached loads too,
 	// with the same ratios); the IO-bound loads are context.
-	cached := engine56(Config{
+	cached := Config{
 		Workload: "linkbench", Seed: 7, Threads: 1, PoolRatio: t7CachedRatio, PageSize: t6PageSize,
 		ChangeBuffering: true, Latches: seedLatches, LoadRowCPU: t7LoadRowCPU,
 		Linkbench: LinkbenchConfig{MaxID1: t7MaxID1, Loaders: t7Loaders},
-	})
+	}
 	io := cached
 	io.PoolRatio, io.IOLatency = 0.15, 100*time.Microsecond
 	// 5.6 and 5.7 run a page cleaner, as T6 does. Without one the loaders
