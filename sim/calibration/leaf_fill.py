@@ -4,9 +4,11 @@ directory are, by index: leaves and rows (walking each index's leaf chain,
 so that freed pages left in the file do not count), the records per leaf
 at the 5th..95th percentiles and by 20-record bucket, and, from each
 leaf's zip image, the compressed stream, the uncompressed trailer, the
-room its modification log had when the page was last compressed and the
-log bytes used since (BENCHMARKS.md, T8, "Which B-tree operations
-compress").
+room its modification log has beside them and the log bytes used since
+the page was last compressed (BENCHMARKS.md, T8, "zipsim's old-style arm
+compressed B-tree pages 4–5 times less often"). The trailer counts the
+dense directory and DB_TRX_ID+DB_ROLL_PTR, not BLOB pointers: tables with
+off-page columns read too little trailer and too much log.
 
 A MariaDB ROW_FORMAT=COMPRESSED file's indexes have their roots on pages 3
 (PRIMARY), 4, ...; zipsim's on pages 1, 2, ... (--zipsim). Only
@@ -52,9 +54,9 @@ def main():
         args = args[1:]
     if len(args) < 2:
         sys.exit(__doc__)
-    # zipsim's FIL header sits 4 bytes later past the checksum, its stream
-    # after a 2-byte length, and its page type is not in the zip image.
-    prev_at, next_at = (FIL_PREV + 4, FIL_NEXT + 4) if zipsim else (FIL_PREV, FIL_NEXT)
+    # zipsim's FIL header fields sit 4 bytes later (its checksum is 8
+    # bytes) and its stream follows a 2-byte length (page/doc.go).
+    shift = 4 if zipsim else 0
     stream_at = PH + 56 + (2 if zipsim else 0)
     first_root = 1 if zipsim else 3
     stats = collections.defaultdict(list)
@@ -65,28 +67,26 @@ def main():
             pages = {}
             for i in range(len(data) // ZIP):
                 p = data[i * ZIP:(i + 1) * ZIP]
-                if zipsim:
-                    if p[stream_at] not in (0x68, 0x78):  # a zlib header: an index page
-                        continue
-                elif u16(p, FIL_TYPE) != FIL_PAGE_INDEX:
-                    continue
-                pages[i] = p
+                if u16(p, FIL_TYPE + shift) == FIL_PAGE_INDEX:
+                    pages[i] = p
             names, k = {}, first_root
             while k in pages and index_id(pages[k]) not in names:
                 names[index_id(pages[k])] = "PRIMARY" if k == first_root else f"secondary{k - first_root}"
                 k += 1
             for iid, name in names.items():
                 leaves = {i: p for i, p in pages.items() if u16(p, PH + 26) == 0 and index_id(p) == iid}
+                # A freed leaf may still point into the chain: follow a
+                # link only when the next page points back.
                 chain = []
-                for start in (i for i, p in leaves.items() if u32(p, prev_at) == FIL_NULL):
-                    walk, i, seen = [], start, set()
-                    while i in leaves and i not in seen:
-                        seen.add(i)
-                        walk.append(leaves[i])
-                        i = u32(leaves[i], next_at)
+                for start in (i for i, p in leaves.items() if u32(p, FIL_PREV + shift) == FIL_NULL):
+                    walk, i = [leaves[start]], start
+                    while (n := u32(leaves[i], FIL_NEXT + shift)) in leaves and u32(leaves[n], FIL_PREV + shift) == i:
+                        walk.append(leaves[n])
+                        i = n
                     chain = max(chain, walk, key=len)
                 for p in chain:
-                    stats[f"{table}.{name}"].append(leaf(p, name == "PRIMARY", stream_at))
+                    if (r := leaf(p, name == "PRIMARY", stream_at, zipsim)) is not None:
+                        stats[f"{table}.{name}"].append(r)
     for key, rows in sorted(stats.items()):
         recs = sorted(r[0] for r in rows)
         n = len(recs)
@@ -94,19 +94,25 @@ def main():
         mean = [statistics.mean(c) for c in zip(*rows)]
         print(f"{key}: {n} leaves, {sum(recs)} rows; records a leaf at 5/10/25/50/75/90/95%: {pct}")
         print(f"  by 20 records: {sorted(collections.Counter(r // 20 * 20 for r in recs).items())}")
-        print(f"  mean bytes: stream {mean[1]:.0f}, trailer {mean[2]:.0f}, log room when compressed {mean[3]:.0f}, log used {mean[4]:.0f}")
+        print(f"  mean bytes: stream {mean[1]:.0f}, trailer {mean[2]:.0f}, log room {mean[3]:.0f}, log used {mean[4]:.0f}")
 
 
-def leaf(p, clustered, stream_at):
-    """records, stream bytes, trailer bytes, log room at compression, log used"""
+def leaf(p, clustered, stream_at, zipsim):
+    """records, stream bytes, trailer bytes, log room, log used; None for a
+    page whose stream does not end where it should"""
     n_recs = u16(p, PH + 16)
     n_dense = (u16(p, PH + 4) & 0x7FFF) - 2
-    d = zlib.decompressobj()
-    try:
-        d.decompress(p[stream_at:])
-    except zlib.error:
-        return (n_recs, 0, 0, 0, 0)
-    end = len(p) - len(d.unused_data)
+    if zipsim:
+        end = stream_at + u16(p, stream_at - 2)
+    else:
+        d = zlib.decompressobj()
+        try:
+            d.decompress(p[stream_at:])
+        except zlib.error:
+            return None
+        if not d.eof:
+            return None
+        end = len(p) - len(d.unused_data)
     trailer = n_dense * (DIR_SLOT + (TRX_ROLL if clustered else 0))
     log_end = len(p) - trailer
     while log_end > end and p[log_end - 1] == 0:

@@ -8,7 +8,8 @@
 # counttable in 32 partitions by KEY(id1) and KEY(id), nodetable DYNAMIC
 # and unpartitioned, a pool of POOL (T8: 0.25 of the uncompressed data)
 # with O_DIRECT reads from this machine's disk, zlib at level 6 in both.
-# LOADERS (2) link loaders and a node loader load linkbench_sql.py's rows, and the
+# LOADERS (2; other counts print their rows instead of appending them to
+# OUT) link loaders and a node loader load linkbench_sql.py's rows, and the
 # load ends when the pool holds no dirty page (T8 times Create + Load +
 # Flush; this times the load and the flush, not the CREATE statements
 # before them); then 2 requesters (mariadb clients) send LinkBench's mix for
@@ -176,7 +177,9 @@ for rep in $(seq "$REPEATS"); do
     # shellcheck disable=SC2086
     allocated=$(du -cB1 $files | tail -1 | cut -f1)
     out=$OUT
-    [ "${PROBE:-0}" = 1 ] || [ -n "${PERF:-}" ] && out=/dev/stdout # PROBE's and PERF's figures stay out of OUT
+    # PROBE's and PERF's figures stay out of OUT, as do runs with other
+    # loader counts: OUT's rows are T8's shape (MariaDBT8Figures).
+    [ "${PROBE:-0}" = 1 ] || [ -n "${PERF:-}" ] || [ "$LOADERS" != 2 ] && out=/dev/stdout
     awk -v rep="$rep" -v m="$mode" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v t3="$t3" -v c0="$c0" -v c1="$c1" -v c2="$c2" -v c3="$c3" \
       -v q0="$qs0" -v q1="$qs1" -v r0="$rd0" -v r1="$rd1" -v per="$per_op" -v clk="$CLK" \
       -v u0="$u0" -v u1="$u1" -v cops="$cops" -v cok="$cok" -v uops="$uops" -v pc="$pc" -v ap="$apparent" -v al="$allocated" -v depth="$depth" -v held="${HOLD_SNAPSHOT:-0}" 'BEGIN {
