@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/zipsim/zipsim/bufpool"
 	"github.com/zipsim/zipsim/internal/sbdata"
 	"github.com/zipsim/zipsim/page"
 )
@@ -299,10 +298,10 @@ func TestSiblingInsertUpdate(t *testing.T) {
 	left, next := leaves[len(leaves)-2], leaves[len(leaves)-1]
 	require.Equal(t, parent[left], parent[next])
 	require.Len(t, leafKeys(t, ix, next), 1)
-	// A value that the left leaf cannot take even reorganized.
-	value := bytes.Repeat([]byte("u"), leafRoom(t, ix, left)+200)
 	keys := leafKeys(t, ix, left)
 	lastKey := keys[len(keys)-1]
+	// A value that the left leaf cannot take even reorganized.
+	value := bytes.Repeat([]byte("u"), rv2Leaf(t, ix, lastKey).MaxInsertSizeAfterReorganize()+200)
 	before := ix.Stats()
 	require.NoError(t, ix.Update(ctx, lastKey, value))
 	d := ix.Stats().Sub(before)
@@ -316,15 +315,4 @@ func TestSiblingInsertUpdate(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Equal(t, value, got)
-}
-
-// leafRoom returns what leaf pageNo could take after a reorganization.
-func leafRoom(t *testing.T, ix *Index, pageNo uint32) int {
-	t.Helper()
-	ix.lock.RLock()
-	defer ix.lock.RUnlock()
-	g, err := ix.fix(ctx, pageNo, bufpool.Shared)
-	require.NoError(t, err)
-	defer g.Release()
-	return page.IndexPage(g.Frame()).MaxInsertSizeAfterReorganize()
 }
