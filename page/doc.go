@@ -62,14 +62,20 @@
 //   - The directory is dense (one slot per record, in key order) where
 //     InnoDB's is sparse (one slot per 4 to 8 records plus a linked list):
 //     binary search lands on the record, and the uncompressed page costs
-//     about 1.7 bytes more per record, under one record per 16K page.
-//     FreeSpaceOfEmpty keeps InnoDB's value so that rules derived from it do.
+//     about 1.7 bytes more per record: under one of sysbench's 200-byte
+//     records per 16K page, but about 9 of LinkBench's 54-byte counttable
+//     records. With the extra bytes below, a 16K leaf holds 275 counttable
+//     rows where InnoDB's holds 297–298, and full linktable leaves about
+//     221 rows (at most 227) against about 235 (at most 243)
+//     (BENCHMARKS.md, T8). FreeSpaceOfEmpty keeps InnoDB's value so that
+//     rules derived from it do.
 //   - Records carry their own lengths in the extra bytes (data length, key
 //     length, external reference count) instead of deriving them from a
 //     table definition, which the page layer does not have; BLOB references
 //     sit at the end of a clustered record's value. A sysbench row takes 4
 //     extra bytes where InnoDB's utf8mb4 sbtest takes 2 (one length per
-//     CHAR column), so records and log entries are 2 bytes (1%) longer.
+//     CHAR column), so records and log entries are 2 bytes (1%) longer;
+//     a row of fixed-length columns takes 3 where InnoDB's takes none.
 //     Next-record pointers are absolute offsets. Every live record owns its
 //     own directory slot, so n_owned is 1 and the zip directory's owned flag
 //     is always set.
