@@ -111,7 +111,7 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	out.Check("index-lock wait share c-p1 / u-p1 (cached)", t679Ratio(cp1.idxShare, up1.idxShare), AtLeast(3))
 	out.Check("c load p1 zlib_reuse=on/off (cached)", t679Ratio(cp1.rowsPerSec, slices.Max(noReuseAll)), AtLeast(1.1))
 	out.Notef("linkbench maxid1=%d (%d rows, %.1f MiB uncompressed), %d link loaders + 1 node loader (wait shares are over these 9 goroutines); "+
-		"p1 is unpartitioned, p32 is %d hash partitions by id1; %d KiB pages, c is COMPRESSED KBS=%d (link and count tables), as in seed 004, with codec %s (C zlib's deflate; in this build the %s); change buffer on and %s latches (Config.Latches), as 5.6/5.7 ran; "+
+		"p1 is unpartitioned, p32 is %d partitions by KEY(id1), MySQL's hash; %d KiB pages, c is COMPRESSED KBS=%d (link and count tables), as in seed 004, with codec %s (C zlib's deflate; in this build the %s); change buffer on and %s latches (Config.Latches), as 5.6/5.7 ran; "+
 		"each row inserted spends %v of modelled server layer (Config.LoadRowCPU): MariaDB's CPU a row for u p1 in this shape less zipsim's engine's",
 		t7MaxID1, up1.load.Rows, float64(up1.load.DataBytes)/(1<<20), t7Loaders, t7Partitions, t6PageSize/1024, t6KBS, seedCodec, compress.CZlibImplementation(), seedLatches, t7LoadRowCPU)
 	out.Notef("cached: pool %.1f × data, no IO, each load run %d times in turn and the fastest kept (rows/s u p1 %s; u p32 %s; c p1 %s; c p32 %s); "+
