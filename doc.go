@@ -92,6 +92,9 @@
 //     row_sel_sec_rec_is_for_clust_rec for scans of non-covering secondary
 //     indexes; ha_partition's ordered index scan for merged scans of
 //     partitioned tables, and partition pruning.
+//   - sql/sql_partition.cc get_part_id_key and calculate_key_hash_value
+//     (ha_partition.cc in MariaDB): PARTITION BY KEY's hash, which picks a
+//     row's partition (keyhash.go).
 //   - lock/lock0lock.cc: record locks, modelled by striped row locks held
 //     for one call.
 //   - INFORMATION_SCHEMA.INNODB_TABLESPACES, INNODB_INDEXES, INNODB_CMP,
