@@ -71,6 +71,9 @@
 //     ibuf_index_page_calc_free_bits/_zip, ibuf_contract,
 //     ibuf_merge_or_delete_for_page, ibuf_delete_for_discarded_space
 //     (changebuffer.go).
+//   - row/row0purge.cc: row_purge_reset_trx_id, MariaDB 10.3+, and
+//     page/page0zip.cc: page_zip_write_trx_id_and_roll_ptr (ResetSys,
+//     purge.go); row_upd_rec_sys_fields (InsertSys, UpdateSys).
 //
 // # Concurrency
 //
@@ -108,7 +111,8 @@
 //     above keys routed to it, without InnoDB's rewriting of the
 //     grandparent's pointer. Node pages are a few bytes smaller for it.
 //   - Delete removes the record at once (InnoDB's purge of a delete-marked
-//     record): there is no MVCC.
+//     record): there is no MVCC. ResetSys is the one later rewrite purge
+//     makes, MariaDB's reset of DB_TRX_ID and DB_ROLL_PTR.
 //   - The adaptive hash index keeps bounded guesses checked against the
 //     page instead of InnoDB's chained entries, which
 //     btr_search_drop_page_hash_index deletes whenever a page changes,

@@ -400,6 +400,7 @@ func (ix *Index) Stats() Stats {
 	s.Reorganizations, s.Recompressions, s.Restores = c[cReorganizations], c[cRecompressions], c[cRestores]
 	s.PadRefusals = c[cPadRefusals]
 	s.Merges, s.MergeFailures, s.Discards, s.Lifts = c[cMerges], c[cMergeFailures], c[cDiscards], c[cLifts]
+	s.SysResets = c[cSysResets]
 	s.Rows, s.LeafDataBytes = int64(c[cRows]), int64(c[cLeafData])
 	s.PageSize = ix.pageSize
 	s.Pad = ix.pad.current()

@@ -86,14 +86,23 @@ func CheckKeyLen(pageSize, zipSize, fields, keyLen int) error {
 }
 
 // Insert adds key with value; ErrDuplicate if key is there
-// [btr_cur_optimistic_insert, then btr_cur_pessimistic_insert].
+// [btr_cur_optimistic_insert, then btr_cur_pessimistic_insert]. On a
+// clustered index the record's DB_TRX_ID and DB_ROLL_PTR are zero.
 func (ix *Index) Insert(ctx context.Context, key, value []byte) error {
+	return ix.InsertSys(ctx, key, value, nil)
+}
+
+// InsertSys is Insert with the record's DB_TRX_ID and DB_ROLL_PTR
+// (page.TrxRollLen bytes, clustered indexes only; nil for zeros), as the
+// inserting transaction writes them [row_ins_clust_index_entry,
+// trx_undo_report_row_operation].
+func (ix *Index) InsertSys(ctx context.Context, key, value, sys []byte) error {
 	if cb := ix.o.ChangeBuffer; cb != nil {
 		if err := cb.contractIfFull(ctx); err != nil {
 			return err
 		}
 	}
-	r, st, pessimistic, err := ix.leafWrite(ctx, key, value, ix.insertOptimistic, ix.insertPessimistic, cInsertsPessimistic)
+	r, st, pessimistic, err := ix.leafWrite(ctx, key, value, sys, ix.insertOptimistic, ix.insertPessimistic, cInsertsPessimistic)
 	if err == nil && pessimistic {
 		ix.countInsert(r, st)
 	}
@@ -106,8 +115,9 @@ func (ix *Index) Insert(ctx context.Context, key, value []byte) error {
 // (BTR_MODIFY_TREE), which may release it early and say so in its first
 // result (a result, not a *bool, so that nothing escapes to the heap).
 // Cancellation is checked only before the tree starts to change. It
-// reports whether the pessimistic path ran, counting it in counter.
-func (ix *Index) leafWrite(ctx context.Context, key, value []byte,
+// reports whether the pessimistic path ran, counting it in counter. sys,
+// when not nil, is the record's DB_TRX_ID and DB_ROLL_PTR.
+func (ix *Index) leafWrite(ctx context.Context, key, value, sys []byte,
 	optimistic func(context.Context, page.Record, stripe.Stripe) (bool, error),
 	pessimistic func(context.Context, page.Record, stripe.Stripe) (unlocked bool, err error),
 	counter int) (page.Record, stripe.Stripe, bool, error) {
@@ -115,6 +125,9 @@ func (ix *Index) leafWrite(ctx context.Context, key, value []byte,
 	r, err := ix.leafRecord(key, value)
 	if err == nil {
 		err = ix.checkSize(key, value)
+	}
+	if err == nil && sys != nil {
+		r.Sys, err = sys, ix.checkSys(sys)
 	}
 	if err != nil {
 		return r, st, false, err

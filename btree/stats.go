@@ -32,6 +32,7 @@ const (
 	cMergeFailures
 	cDiscards
 	cLifts
+	cSysResets
 	cRows     // signed, as uint64 deltas
 	cLeafData // signed: bytes of live records on leaves
 	nCounters
@@ -80,6 +81,9 @@ type Stats struct {
 	// empty pages removed without a merge; Lifts the root taking over its
 	// only child (btr_lift_page_up).
 	Merges, MergeFailures, Discards, Lifts uint64
+	// SysResets counts records whose DB_TRX_ID and DB_ROLL_PTR purge
+	// reset (ResetSys).
+	SysResets uint64
 
 	Height        int
 	PagesPerLevel []int // index 0 is the leaf level
@@ -144,6 +148,7 @@ func (s Stats) Sub(prev Stats) Stats {
 	d.MergeFailures -= prev.MergeFailures
 	d.Discards -= prev.Discards
 	d.Lifts -= prev.Lifts
+	d.SysResets -= prev.SysResets
 	return d
 }
 
@@ -153,7 +158,7 @@ func Table(stats []Stats) string {
 	header := []string{"INDEX", "HEIGHT", "PAGES", "ROWS", "LEAF_FILL", "ROWS_PER_LEAF",
 		"INSERTS", "OPTIMISTIC", "PESSIMISTIC", "SPLITS_LEAF_SPACE", "SPLITS_LEAF_ZIP",
 		"SPLITS_NODE_SPACE", "SPLITS_NODE_ZIP", "SPLIT_ITERATIONS", "SIBLING_INSERTS", "REORGANIZE", "RECOMPRESS",
-		"MERGES", "PAD"}
+		"MERGES", "SYS_RESETS", "PAD"}
 	rows := make([][]string, 0, len(stats))
 	for _, s := range stats {
 		pages := 0
@@ -165,7 +170,7 @@ func Table(stats []Stats) string {
 			fmt.Sprint(s.Inserts), fmt.Sprint(s.InsertsOptimistic), fmt.Sprint(s.InsertsPessimistic),
 			fmt.Sprint(s.LeafSplitsSpace), fmt.Sprint(s.LeafSplitsZip), fmt.Sprint(s.NodeSplitsSpace),
 			fmt.Sprint(s.NodeSplitsZip), fmt.Sprint(s.SplitIterations), fmt.Sprint(s.SiblingInserts), fmt.Sprint(s.Reorganizations),
-			fmt.Sprint(s.Recompressions), fmt.Sprint(s.Merges), fmt.Sprint(s.Pad)})
+			fmt.Sprint(s.Recompressions), fmt.Sprint(s.Merges), fmt.Sprint(s.SysResets), fmt.Sprint(s.Pad)})
 	}
 	table.Write(&b, "BTREE", header, rows)
 	return b.String()

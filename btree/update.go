@@ -12,9 +12,18 @@ import (
 
 // Update replaces the value stored under key; ErrNotFound if key is not
 // there [btr_cur_update_in_place, btr_cur_optimistic_update, then
-// btr_cur_pessimistic_update].
+// btr_cur_pessimistic_update]. On a clustered index an update in place
+// keeps the record's DB_TRX_ID and DB_ROLL_PTR, any other update zeroes
+// them: UpdateSys sets them.
 func (ix *Index) Update(ctx context.Context, key, value []byte) error {
-	_, _, _, err := ix.leafWrite(ctx, key, value, ix.updateOptimistic, ix.updatePessimistic, cUpdatesPessimistic)
+	return ix.UpdateSys(ctx, key, value, nil)
+}
+
+// UpdateSys is Update that also sets the record's DB_TRX_ID and
+// DB_ROLL_PTR (page.TrxRollLen bytes, clustered indexes only), as the
+// updating transaction does [row_upd_rec_sys_fields].
+func (ix *Index) UpdateSys(ctx context.Context, key, value, sys []byte) error {
+	_, _, _, err := ix.leafWrite(ctx, key, value, sys, ix.updateOptimistic, ix.updatePessimistic, cUpdatesPessimistic)
 	return err
 }
 
