@@ -97,6 +97,11 @@
 //     row's partition (keyhash.go).
 //   - lock/lock0lock.cc: record locks, modelled by striped row locks held
 //     for one call.
+//   - trx/trx0purge.cc (trx_purge_attach_undo_recs), srv/srv0srv.cc
+//     (purge_coordinator_state::do_purge) and row/row0purge.cc
+//     (row_purge_reset_trx_id), MariaDB 10.3+: the purge of DB_TRX_ID and
+//     DB_ROLL_PTR with Options.Purge (purge.go), and the PURGE table
+//     Metrics prints.
 //   - INFORMATION_SCHEMA.INNODB_TABLESPACES, INNODB_INDEXES, INNODB_CMP,
 //     INNODB_CMP_PER_INDEX, INNODB_CMPMEM, INNODB_BUFFER_POOL_STATS and
 //     performance_schema's file_summary_by_instance: the tables Metrics
@@ -122,7 +127,10 @@
 //
 // # Caveats
 //
-//   - No transactions, undo log, MVCC or purge. A write that fails halfway
+//   - No transactions, undo log or MVCC, and of purge only MariaDB 10.3+'s
+//     reset of DB_TRX_ID and DB_ROLL_PTR, with Options.Purge (purge.go):
+//     with no read views to wait for, purge may reset a record as soon as
+//     its write commits. A write that fails halfway
 //     (a secondary entry too big, an I/O error, a cancelled context) undoes
 //     the index changes it made before returning, from an undo log kept in
 //     memory for that one call; if undoing fails too, the error says so and

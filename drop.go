@@ -30,7 +30,13 @@ func (s *Store) DropTable(ctx context.Context, name string) (time.Duration, erro
 		return 0, fmt.Errorf("zipsim: drop table %s: %w", name, errNoTable)
 	}
 	start := time.Now()
+	if s.purge != nil {
+		s.purge.running.Lock() // no batch is purging the table meanwhile
+	}
 	t.dropped.Store(true)
+	if s.purge != nil {
+		s.purge.running.Unlock()
+	}
 	delete(s.tables, key)
 	var errs []error
 	for _, p := range t.parts {

@@ -33,6 +33,9 @@ type Metrics struct {
 	// ChangeBuffer is the change buffer's snapshot, zero (MaxBytes 0)
 	// when Options.ChangeBuffering is off.
 	ChangeBuffer btree.ChangeBufferStats
+	// Purge is purge's snapshot, zero (Threads 0) when Options.Purge is
+	// off.
+	Purge PurgeStats
 }
 
 // IndexMetrics describes one index tree (INNODB_INDEXES) with its
@@ -72,6 +75,9 @@ func (s *Store) Metrics() Metrics {
 	if s.cb != nil {
 		m.ChangeBuffer = s.cb.Stats()
 	}
+	if s.purge != nil {
+		m.Purge = s.purge.stats()
+	}
 	for _, t := range s.Tables() {
 		for _, p := range t.parts {
 			_, free := p.alloc.state()
@@ -99,6 +105,7 @@ func (m Metrics) Sub(prev Metrics) Metrics {
 	d.Pool = m.Pool.Sub(prev.Pool)
 	d.AdaptiveHash = m.AdaptiveHash.Sub(prev.AdaptiveHash)
 	d.ChangeBuffer = m.ChangeBuffer.Sub(prev.ChangeBuffer)
+	d.Purge = m.Purge.Sub(prev.Purge)
 	d.Indexes = make([]IndexMetrics, len(m.Indexes))
 	for i, x := range m.Indexes {
 		for _, px := range prev.Indexes {
@@ -163,6 +170,10 @@ func (m Metrics) String() string {
 	}
 	if m.ChangeBuffer.MaxBytes > 0 {
 		b.WriteString(m.ChangeBuffer.String())
+		b.WriteByte('\n')
+	}
+	if m.Purge.Threads > 0 {
+		b.WriteString(m.Purge.String())
 		b.WriteByte('\n')
 	}
 	b.WriteString(m.Pool.String())

@@ -69,6 +69,17 @@ type Options struct {
 	// ChangeBufferMaxPct is innodb_change_buffer_max_size, 1..50; 0 means
 	// 25. Only with ChangeBuffering.
 	ChangeBufferMaxPct int
+	// Purge stamps each write's clustered record with its DB_TRX_ID and
+	// DB_ROLL_PTR and runs MariaDB 10.3+'s purge of them: purge threads
+	// later reset both, rewriting the record's leaf and reading it again
+	// if it left the pool (purge.go). Off, both stay zero, as MariaDB's
+	// purge leaves them, and no write is purged later; MySQL keeps each
+	// writer's there. zipsim does the rest of purge, removing
+	// delete-marked records, at once either way.
+	Purge bool
+	// PurgeThreads is innodb_purge_threads, 1..32; 0 means 4. Only with
+	// Purge.
+	PurgeThreads int
 }
 
 // validate checks what Open does not leave to the layers below.
@@ -88,6 +99,12 @@ func (o Options) validate() error {
 	}
 	if o.ChangeBufferMaxPct < 0 || o.ChangeBufferMaxPct > 50 {
 		return fmt.Errorf("zipsim: Options.ChangeBufferMaxPct is %d: use 1..50, 0 for 25", o.ChangeBufferMaxPct)
+	}
+	if o.PurgeThreads < 0 || o.PurgeThreads > 32 {
+		return fmt.Errorf("zipsim: Options.PurgeThreads is %d: use 1..32, 0 for 4", o.PurgeThreads)
+	}
+	if o.PurgeThreads != 0 && !o.Purge {
+		return fmt.Errorf("zipsim: Options.PurgeThreads is %d but Purge is off: set Purge too, or leave it 0", o.PurgeThreads)
 	}
 	if o.ChangeBufferMaxPct != 0 && !o.ChangeBuffering {
 		return fmt.Errorf("zipsim: Options.ChangeBufferMaxPct is %d but ChangeBuffering is off: set ChangeBuffering too, or leave it 0", o.ChangeBufferMaxPct)

@@ -1,6 +1,7 @@
 package zipsim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,6 +51,8 @@ type Store struct {
 	nextIndexID uint64
 	ahi         *btree.AdaptiveHash // nil unless Options.AdaptiveHashIndex
 	cb          *btree.ChangeBuffer // nil unless Options.ChangeBuffering
+	trxID       atomic.Uint64       // the last transaction id handed out
+	purge       *purger             // nil unless Options.Purge
 }
 
 // Open opens the store in directory path, creating the directory if it is
@@ -105,6 +108,7 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	s.mu.Init(pool.Latches(), "dict_sys_mutex")
 	if cat == nil {
+		s.startPurge()
 		return s, nil
 	}
 	s.nextSpace, s.nextIndexID = cat.NextSpace, cat.NextIndexID
@@ -117,7 +121,15 @@ func Open(path string, opts Options) (*Store, error) {
 	// evicting each after its visit; a restarted InnoDB starts with an
 	// empty pool, so this one does too.
 	s.pool.EvictAll()
+	s.startPurge()
 	return s, nil
+}
+
+// startPurge starts the purge threads when Options.Purge asks for them.
+func (s *Store) startPurge() {
+	if s.opts.Purge {
+		s.purge = newPurger(s, cmp.Or(s.opts.PurgeThreads, 4))
+	}
 }
 
 // openTable opens a table the catalog lists: its tablespaces, checked
@@ -342,10 +354,17 @@ func (s *Store) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return ErrClosed
 	}
+	var purgeErr error
+	if s.purge != nil {
+		purgeErr = s.purge.close()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.path == "" {
-		return s.pool.Close()
+		return errors.Join(purgeErr, s.pool.Close())
+	}
+	if purgeErr != nil {
+		return errors.Join(fmt.Errorf("zipsim: close: %w", purgeErr), s.abandon())
 	}
 	if s.cb != nil {
 		// The buffer lives in memory: a slow shutdown's merge keeps its

@@ -166,6 +166,7 @@ type work struct {
 	oldRow Row
 	arena  []byte // keys and values the undo log refers to
 	undo   []undoStep
+	sys    [page.TrxRollLen]byte // DB_TRX_ID and DB_ROLL_PTR a write stamps (Options.Purge)
 	// Off-page columns: the pool access, which columns move, their
 	// references, the chains this call wrote, a value read back.
 	bs          blobStore
@@ -284,7 +285,8 @@ func (t *Table) Insert(ctx context.Context, row Row) error {
 	if err := t.encodeRow(ctx, w, p, row, nil); err != nil {
 		return t.fail("insert", err)
 	}
-	if err := p.indexes[0].Insert(ctx, w.key, w.val); err != nil {
+	trx, sys := t.store.newTrx(w, true)
+	if err := p.indexes[0].InsertSys(ctx, w.key, w.val, sys); err != nil {
 		t.freeFresh(w)
 		return t.fail("insert", err)
 	}
@@ -296,7 +298,15 @@ func (t *Table) Insert(ctx context.Context, row Row) error {
 		}
 		w.log(undoDelete, i, w.sec, nil)
 	}
+	t.commit(p, w, trx)
 	return nil
+}
+
+// commit hands a write that changed the clustered record to purge.
+func (t *Table) commit(p *partition, w *work, trx uint64) {
+	if pg := t.store.purge; pg != nil {
+		pg.add(t, p, w.key, trx, &w.sys)
+	}
 }
 
 // Get returns the row whose primary key is pk (its values in key order),
@@ -418,7 +428,8 @@ func (t *Table) update(ctx context.Context, row Row, rewrite bool) error {
 		t.freeFresh(w)
 		return err
 	}
-	if err := p.indexes[0].Update(ctx, w.key, w.val); err != nil {
+	trx, sys := t.store.newTrx(w, false)
+	if err := p.indexes[0].UpdateSys(ctx, w.key, w.val, sys); err != nil {
 		t.freeFresh(w)
 		return t.fail("update", err)
 	}
@@ -439,6 +450,7 @@ func (t *Table) update(ctx context.Context, row Row, rewrite bool) error {
 		}
 		w.log(undoDelete, i, w.sec2, nil)
 	}
+	t.commit(p, w, trx)
 	return t.freeExtern(w, w.old, w.val)
 }
 

@@ -51,6 +51,7 @@ type Config struct {
 	AdaptiveHash       bool          `json:"adaptive_hash"`        // innodb_adaptive_hash_index=ON: point reads by primary key skip the descent when hashed
 	AdaptiveHashParts  int           `json:"adaptive_hash_parts"`  // innodb_adaptive_hash_index_parts, 1..512, with AdaptiveHash; 0 means 8 (5.7's default; 5.6 and earlier had one latch)
 	ChangeBuffering    bool          `json:"change_buffering"`     // innodb_change_buffering=all: secondary-index inserts and deletes on leaves not in the pool wait in the change buffer
+	Purge              bool          `json:"purge"`                // MariaDB 10.3+'s purge: purge threads later reset each written record's DB_TRX_ID and DB_ROLL_PTR (zipsim.Options.Purge)
 	PageCleaner        bool          `json:"page_cleaner"`         // a background page cleaner keeps LRUScanDepth frames free per instance
 	LRUScanDepth       int           `json:"lru_scan_depth"`       // innodb_lru_scan_depth; 0 means 1024
 	OldBlocksTime      time.Duration `json:"old_blocks_time"`      // innodb_old_blocks_time; 0 means 1s (5.6+), negative means none (5.1 and 5.5's 0)

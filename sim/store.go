@@ -44,6 +44,7 @@ func (c Config) StoreOptions(dataBytes int64) (zipsim.Options, error) {
 		AdaptiveHashIndex:     c.AdaptiveHash,
 		AdaptiveHashParts:     c.AdaptiveHashParts,
 		ChangeBuffering:       c.ChangeBuffering,
+		Purge:                 c.Purge,
 	}
 	if c.Frames == "per-miss" {
 		o.Pool.Frames = bufpool.PerMiss
