@@ -59,6 +59,18 @@ func (o ScenarioOptions) cpuProfile(parts ...string) string {
 	return filepath.Join(o.CPUProfiles, strings.Join(words, "-")+".pprof")
 }
 
+// median returns the median of vs, NaN for none; it sorts vs.
+func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(vs)
+	if len(vs)%2 == 1 {
+		return vs[len(vs)/2]
+	}
+	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2
+}
+
 // Band is a pass band: Lo ≤ value ≤ Hi, either side open when infinite.
 type Band struct{ Lo, Hi float64 }
 

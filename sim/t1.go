@@ -217,14 +217,7 @@ func t145Paired(num, den *t145Arm, f func(*Report) float64) float64 {
 	for i := range min(len(num.reps), len(den.reps)) {
 		rs = append(rs, t145Ratio(f(num.reps[i]), f(den.reps[i])))
 	}
-	if len(rs) == 0 {
-		return math.NaN()
-	}
-	slices.Sort(rs)
-	if len(rs)%2 == 1 {
-		return rs[len(rs)/2]
-	}
-	return (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
+	return median(rs)
 }
 
 func t145TPS(r *Report) float64 { return r.Totals.TPS }

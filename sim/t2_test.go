@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 )
@@ -89,6 +90,9 @@ func TestT8Machinery(t *testing.T) {
 	}
 	if m.t.qps <= 0 || m.old.qps <= 0 || m.t.drop <= 0 || m.old.drop <= 0 {
 		t.Errorf("qps %v %v, drop %v %v", m.t.qps, m.old.qps, m.t.drop, m.old.drop)
+	}
+	if len(m.rounds) != t8Rounds || slices.Min(m.rounds) <= 0 || m.qps < slices.Min(m.rounds) || m.qps > slices.Max(m.rounds) {
+		t.Errorf("QPS ratio %v from rounds %v", m.qps, m.rounds)
 	}
 	out := &Outcome{}
 	out.Check("a", m.load, AtLeast(1.1))

@@ -2,12 +2,14 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,8 +46,12 @@ const (
 	t8PoolRatio  = 0.25 // of the uncompressed data: IO-bound, as the seed's maxid1=100M runs
 	t8IOLatency  = 100 * time.Microsecond
 	t8Warmup     = 2 * time.Second
-	t8Duration   = 8 * time.Second
-	t8Sync       = true
+	t8Duration   = 6 * time.Second // a round's
+	// t8Rounds alternate the two arms' requests on their loaded stores;
+	// a round after the first warms up for t8RoundWarmup only.
+	t8Rounds      = 3
+	t8RoundWarmup = 500 * time.Millisecond
+	t8Sync        = true
 	// t8OpCPU is what a LinkBench request costs a server outside the
 	// engine, spent once per operation (Config.StatementCPU): MariaDB's
 	// CPU a request on u in T8's shape on this machine (145–159 µs, mean
@@ -130,99 +136,162 @@ func t8Config(m t8Mode, maxid1 int) Config {
 	}
 }
 
-// t8Run loads, runs and drops one mode in a store under a new temporary
-// directory, which it removes.
-func t8Run(ctx context.Context, o ScenarioOptions, mode t8Mode, maxid1 int, duration time.Duration, sync bool) (t8Result, error) {
-	var r t8Result
+// t8Arm is one mode's store while T8 measures it: loaded once, then
+// measured in rounds that alternate with the other mode's.
+type t8Arm struct {
+	mode t8Mode
+	cfg  Config
+	w    Workload
+	st   *zipsim.Store
+	dir  string
+	r    t8Result
+	sum  t8Sums
+}
+
+// t8Sums adds up an arm's rounds.
+type t8Sums struct {
+	ops, cpu, wall               float64 // operations, CPU and measured seconds
+	reads, inflates, writes, zip uint64
+	punched, whole               uint64
+	deflate, inflate             time.Duration
+	schedMean, schedP99          time.Duration // the largest of the rounds'
+}
+
+// t8Open loads mode in a store under a new temporary directory, which
+// close removes.
+func t8Open(ctx context.Context, o ScenarioOptions, mode t8Mode, maxid1 int, duration time.Duration, sync bool) (*t8Arm, error) {
+	a := &t8Arm{mode: mode}
 	cfg, err := t8Config(mode, maxid1).Validate()
 	if err != nil {
-		return r, err
+		return nil, err
 	}
 	cfg.Duration = duration
 	cfg.Warmup = min(t8Warmup, duration/4)
 	cfg.ReportInterval = max(min(time.Second, duration/4), minReportInterval)
-	w, err := New(cfg)
-	if err != nil {
-		return r, err
+	a.cfg = cfg
+	if a.w, err = New(cfg); err != nil {
+		return nil, err
 	}
-	opts, err := cfg.StoreOptions(w.DataBytes())
+	opts, err := cfg.StoreOptions(a.w.DataBytes())
 	if err != nil {
-		return r, err
+		return nil, err
 	}
 	// InnoDB fsyncs its files (the seed's did); without it ext4's delayed
 	// allocation leaves the punched files' extents unallocated, and their
 	// unlink costs what a dense file's does.
 	opts.NoSync = !sync
-	dir, err := os.MkdirTemp("", "zipsim-t8-")
-	if err != nil {
-		return r, err
+	if a.dir, err = os.MkdirTemp("", "zipsim-t8-"); err != nil {
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	st, err := zipsim.Open(dir, opts)
-	if err != nil {
-		return r, err
+	if a.st, err = zipsim.Open(a.dir, opts); err != nil {
+		return nil, errors.Join(err, os.RemoveAll(a.dir))
 	}
-	closed := false
-	defer func() {
-		if !closed {
-			st.Close()
-		}
-	}()
 
 	o.logf("T8: %s: load maxid1=%d, %d partitions, pool %d MiB, %v I/O", mode.name, maxid1, t8Partitions, opts.Pool.Bytes>>20, t8IOLatency)
+	st, r := a.st, &a.r
 	m0 := st.Metrics()
 	cpu0 := t8CPU()
 	start := time.Now()
-	if err := w.Create(ctx, st); err != nil {
-		return r, err
+	err = a.w.Create(ctx, st)
+	if err == nil {
+		err = a.w.Load(ctx, st, nil)
 	}
-	if err := w.Load(ctx, st, nil); err != nil {
-		return r, err
+	if err == nil {
+		err = st.Flush()
 	}
-	if err := st.Flush(); err != nil {
-		return r, err
+	if err != nil {
+		return nil, errors.Join(err, a.close())
 	}
 	r.load = time.Since(start)
 	r.loadCPU = t8CPU() - cpu0
-	r.rows = w.LoadRows()
+	r.rows = a.w.LoadRows()
 	ld := st.Metrics().Sub(m0)
 	c := ld.Pool.CMP.Total()
 	r.cmpOps, r.cmpOK = c.CompressOps, c.CompressOpsOK
 	for _, x := range ld.Indexes {
 		r.recompressions += x.BTree.Recompressions
 	}
+	return a, nil
+}
 
-	o.logf("T8: %s: requests, %v after %v of warm-up", mode.name, cfg.Duration, cfg.Warmup)
+// round runs one round of the arm's requests; round 0 warms up for
+// cfg.Warmup, later ones only for t8RoundWarmup, the pool being as the
+// previous round left it. It returns the round's QPS.
+func (a *t8Arm) round(ctx context.Context, o ScenarioOptions, round int) (float64, error) {
+	cfg := a.cfg
+	profile := ""
+	if round > 0 {
+		cfg.Warmup = min(cfg.Warmup, t8RoundWarmup)
+	} else {
+		profile = o.cpuProfile("T8", a.mode.name)
+	}
+	o.logf("T8: %s: requests, round %d of %d: %v after %v of warm-up", a.mode.name, round+1, t8Rounds, cfg.Duration, cfg.Warmup)
 	sched0 := readSchedLatencies()
-	rep, err := Run(ctx, cfg, st, w, RunOptions{CPUProfile: o.cpuProfile("T8", mode.name)})
+	rep, err := Run(ctx, cfg, a.st, a.w, RunOptions{CPUProfile: profile})
 	if err != nil {
-		return r, err
+		return 0, err
 	}
-	r.schedMean, r.schedP99 = schedWait(sched0, readSchedLatencies())
-	r.qps = rep.Totals.QPS
-	if ops := float64(rep.Totals.Ops); ops > 0 {
-		d := rep.Metrics
-		var dec, punched, whole uint64
-		cmp := d.Pool.CMP.Total()
-		deflate, inflate := cmp.CompressTime, cmp.UncompressTime
-		for _, s := range d.Spaces {
-			dec += s.IO.Decompressions
-			punched += s.IO.PagesCompressed
-			whole += s.IO.PagesNoSaving
-			deflate += s.IO.CompressTime
-			inflate += s.IO.DecompressTime
-		}
-		perOp := func(t time.Duration) time.Duration { return time.Duration(float64(t) / ops) }
-		r.cpuPerOp = perOp(rep.Totals.CPU)
-		r.reads = float64(d.Pool.Reads) / ops
-		r.inflates = float64(cmp.UncompressOps+dec) / ops
-		r.writes = float64(d.Pool.Writes) / ops
-		r.zipCompress = float64(cmp.CompressOps) / ops
-		r.holePunches = float64(punched) / ops
-		r.pageDeflates = float64(punched+whole) / ops
-		r.deflateTime, r.inflateTime = perOp(deflate), perOp(inflate)
+	s := &a.sum
+	mean, p99 := schedWait(sched0, readSchedLatencies())
+	s.schedMean, s.schedP99 = max(s.schedMean, mean), max(s.schedP99, p99)
+	s.ops += float64(rep.Totals.Ops)
+	s.wall += rep.Totals.Wall.Seconds()
+	s.cpu += rep.Totals.CPU.Seconds()
+	d := rep.Metrics
+	cmp := d.Pool.CMP.Total()
+	s.reads += d.Pool.Reads
+	s.writes += d.Pool.Writes
+	s.zip += cmp.CompressOps
+	s.inflates += cmp.UncompressOps
+	s.deflate += cmp.CompressTime
+	s.inflate += cmp.UncompressTime
+	for _, sp := range d.Spaces {
+		s.inflates += sp.IO.Decompressions
+		s.punched += sp.IO.PagesCompressed
+		s.whole += sp.IO.PagesNoSaving
+		s.deflate += sp.IO.CompressTime
+		s.inflate += sp.IO.DecompressTime
 	}
+	return rep.Totals.QPS, nil
+}
 
+// finish turns the rounds' sums into the arm's figures per operation,
+// then measures its files and drops its tables, timing the unlinks, and
+// closes the store.
+func (a *t8Arm) finish(ctx context.Context) (t8Result, error) {
+	r, s := &a.r, &a.sum
+	r.schedMean, r.schedP99 = s.schedMean, s.schedP99
+	if ops := s.ops; ops > 0 && s.wall > 0 {
+		perOp := func(t time.Duration) time.Duration { return time.Duration(float64(t) / ops) }
+		r.qps = ops / s.wall
+		r.cpuPerOp = time.Duration(s.cpu / ops * float64(time.Second))
+		r.reads = float64(s.reads) / ops
+		r.inflates = float64(s.inflates) / ops
+		r.writes = float64(s.writes) / ops
+		r.zipCompress = float64(s.zip) / ops
+		r.holePunches = float64(s.punched) / ops
+		r.pageDeflates = float64(s.punched+s.whole) / ops
+		r.deflateTime, r.inflateTime = perOp(s.deflate), perOp(s.inflate)
+	}
+	res, err := a.measureAndDrop(ctx)
+	return res, errors.Join(err, a.close())
+}
+
+// close closes the store, if still open, and removes its directory.
+func (a *t8Arm) close() error {
+	var err error
+	if a.st != nil {
+		err = a.st.Close()
+		a.st = nil
+	}
+	return errors.Join(err, os.RemoveAll(a.dir))
+}
+
+// measureAndDrop flushes the store, reads its files' sizes and extents,
+// and drops the link and count tables, timing the last unlink of each
+// file apart (see below).
+func (a *t8Arm) measureAndDrop(ctx context.Context) (t8Result, error) {
+	st, dir, r := a.st, a.dir, a.r
 	if err := st.Flush(); err != nil {
 		return r, err
 	}
@@ -290,8 +359,7 @@ func t8Run(ctx context.Context, o ScenarioOptions, mode t8Mode, maxid1 int, dura
 		}
 	}
 	r.unlink = time.Since(unlinked)
-	closed = true
-	return r, st.Close()
+	return r, nil
 }
 
 // t8CPU is the process's CPU time, 0 where unknown.
@@ -308,27 +376,57 @@ type t8Measured struct {
 	maxid1                         int
 	t, old                         t8Result
 	load, qps, size, ext, drp, unl float64
-	sizeLC                         float64 // link and count tables only
-	extModel                       float64 // extents per file modelled from the holes
-	extFS                          bool    // ext is FIEMAP's, not the model's
-	procs                          int     // GOMAXPROCS while measuring
+	sizeLC                         float64       // link and count tables only
+	extModel                       float64       // extents per file modelled from the holes
+	extFS                          bool          // ext is FIEMAP's, not the model's
+	procs                          int           // GOMAXPROCS while measuring
+	rounds                         []float64     // each round's QPS transparent/old; qps is their median
+	window, warmup                 time.Duration // a round's requests, and the first round's warm-up
 }
 
 func t8Measure(ctx context.Context, o ScenarioOptions, maxid1 int, duration time.Duration, sync bool) (t8Measured, error) {
 	procs := runtime.GOMAXPROCS(0)
 	runtime.GOMAXPROCS(t8ProcsPerCore * procs)
 	defer runtime.GOMAXPROCS(procs)
-	m := t8Measured{maxid1: maxid1, procs: t8ProcsPerCore * procs}
+	m := t8Measured{maxid1: maxid1, procs: t8ProcsPerCore * procs, window: duration}
+	var arms [2]*t8Arm
+	defer func() {
+		for _, a := range arms {
+			if a != nil {
+				a.close()
+			}
+		}
+	}()
+	for i, mode := range t8Modes {
+		a, err := t8Open(ctx, o, mode, maxid1, duration, sync)
+		if err != nil {
+			return m, err
+		}
+		arms[i] = a
+		m.warmup = a.cfg.Warmup
+	}
+	// Rounds alternate the arms, so that both see the machine alike, and
+	// the check takes the median of the rounds' ratios.
+	for round := range t8Rounds {
+		var qps [2]float64
+		for i, a := range arms {
+			var err error
+			if qps[i], err = a.round(ctx, o, round); err != nil {
+				return m, err
+			}
+		}
+		m.rounds = append(m.rounds, qps[0]/qps[1])
+	}
 	var err error
-	if m.t, err = t8Run(ctx, o, t8Modes[0], maxid1, duration, sync); err != nil {
+	if m.t, err = arms[0].finish(ctx); err != nil {
 		return m, err
 	}
-	if m.old, err = t8Run(ctx, o, t8Modes[1], maxid1, duration, sync); err != nil {
+	if m.old, err = arms[1].finish(ctx); err != nil {
 		return m, err
 	}
 	loadRate := func(r t8Result) float64 { return float64(r.rows) / r.load.Seconds() }
 	m.load = loadRate(m.t) / loadRate(m.old)
-	m.qps = m.t.qps / m.old.qps
+	m.qps = median(slices.Clone(m.rounds))
 	// Seed 004 compared the database's size at the end of the query test.
 	m.size = float64(m.t.dbAllocated) / float64(m.old.dbApparent)
 	m.sizeLC = float64(m.t.allocated) / float64(m.old.apparent)
@@ -488,6 +586,12 @@ func t8Notes(out *Outcome, m t8Measured) {
 		m.maxid1, t8Partitions, t8Threads, t8IOLatency, t8PoolRatio, t6CleanerFree, seedLatches, seedCodec, compress.CZlibImplementation())
 	out.Notef("each request spends %v of modelled server-layer CPU (Config.StatementCPU): MariaDB's CPU a request on an uncompressed table in this shape less zipsim's engine's; GOMAXPROCS %d, %d× its value before T8 (the cores, unless set), so that the kernel, which schedules InnoDB's threads, shares the cores among more of the goroutines that stand for them, rather than Go's run queue holding a requester back from a read until a running goroutine, such as a page cleaner's writer compressing, blocks (BENCHMARKS.md, T8)",
 		t8OpCPU, m.procs, t8ProcsPerCore)
+	ratios := make([]string, len(m.rounds))
+	for i, q := range m.rounds {
+		ratios[i] = fmt.Sprintf("%.3f", q)
+	}
+	out.Notef("both stores are loaded first, then measured in %d rounds that alternate the arms (%v of requests each, after %v of warm-up in the first round and %v in the others): QPS transparent/old by round %s, the check taking their median; each arm's figures below are over all its rounds, its goroutines' waits for a P the largest round's",
+		len(m.rounds), m.window, m.warmup, min(m.warmup, t8RoundWarmup), strings.Join(ratios, ", "))
 	for _, x := range []struct {
 		n string
 		r t8Result
