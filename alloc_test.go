@@ -70,3 +70,31 @@ func TestZeroAllocs(t *testing.T) {
 		})
 	}
 }
+
+// TestZeroAllocsPurge: with purge running, updates still allocate nothing
+// in steady state, counting the purge threads' work (AllocsPerRun counts
+// every goroutine's allocations).
+func TestZeroAllocsPurge(t *testing.T) {
+	st, err := zipsim.Open("", zipsim.Options{Purge: true})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, st.Close()) }()
+	tb := createSbtest(t, st, 0)
+	const n = 2000
+	for id := range int64(n) {
+		require.NoError(t, tb.Insert(ctx, sbRow(id, id%10, "c", "pad")))
+	}
+	w := sbRow(0, 0, "c", "pad")
+	id := int64(0)
+	update := func() {
+		w[0], w[1] = zipsim.Int(id%n), zipsim.Int(id%10+1+id%3)
+		if err := tb.Update(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		id += 7
+	}
+	for range 20 * n { // the history's buffers reach their size
+		update()
+	}
+	require.Zero(t, testing.AllocsPerRun(2000, update), "Update with purge")
+	require.Positive(t, st.Metrics().Purge.Resets)
+}

@@ -72,10 +72,11 @@ type Options struct {
 	// Purge stamps each write's clustered record with its DB_TRX_ID and
 	// DB_ROLL_PTR and runs MariaDB 10.3+'s purge of them: purge threads
 	// later reset both, rewriting the record's leaf and reading it again
-	// if it left the pool (purge.go). Off, both stay zero, as MariaDB's
-	// purge leaves them, and no write is purged later; MySQL keeps each
-	// writer's there. zipsim does the rest of purge, removing
-	// delete-marked records, at once either way.
+	// if it left the pool (purge.go). Off, both stay zero, nearly as
+	// MariaDB's purge leaves them, and no write is purged later; MySQL
+	// keeps each writer's there. zipsim does the rest of purge, removing
+	// delete-marked records, at once either way. Close purges what is
+	// left and, after closing, returns the first error purge met.
 	Purge bool
 	// PurgeThreads is innodb_purge_threads, 1..32; 0 means 4. Only with
 	// Purge.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/zipsim/zipsim/btree"
 	"github.com/zipsim/zipsim/internal/latch"
 	"github.com/zipsim/zipsim/internal/table"
 	"github.com/zipsim/zipsim/page"
@@ -22,7 +23,8 @@ import (
 // out in turn) and the low 48 bits of the trx id where the undo page and
 // offset go: every write's pointer differs, as InnoDB's do. Each write is
 // a transaction of its own, as an autocommit statement is. Without Purge
-// both fields stay zero, as MariaDB's purge leaves them.
+// both fields stay zero, nearly as MariaDB's purge leaves them (it sets
+// the roll pointer's insert flag).
 //
 // The write then waits in a history list until MariaDB 10.3+'s purge
 // resets its DB_TRX_ID and DB_ROLL_PTR [row_purge_reset_trx_id;
@@ -62,12 +64,13 @@ func (s *Store) newTrx(w *work, insert bool) (uint64, []byte) {
 	return trx, w.sys[:]
 }
 
-// purgeEntry is one write waiting for purge: its table and partition,
-// the clustered key (at key in its history's arena) and the DB_TRX_ID and
-// DB_ROLL_PTR it wrote.
+// purgeEntry is one write waiting for purge: its table, its partition's
+// clustered index (taken when the write commits: AddIndex may change the
+// partition's index list meanwhile), the clustered key (at key in its
+// history's arena) and the DB_TRX_ID and DB_ROLL_PTR it wrote.
 type purgeEntry struct {
 	t   *Table
-	p   *partition
+	ix  *btree.Index
 	key [2]int
 	sys [page.TrxRollLen]byte
 }
@@ -84,22 +87,25 @@ func (h *history) reset() {
 }
 
 // rseg is one rollback segment's history list [trx_rseg_t]: writers
-// append under its mutex, the coordinator takes the list whole.
+// append under its mutex, the coordinator takes the list whole. waiting
+// lets the coordinator pass an empty list without its mutex, and added
+// lets Metrics count writes without it.
 type rseg struct {
-	mu    latch.Mutex
-	list  history
-	added uint64 // guarded by mu
-	_     [40]byte
+	mu      latch.Mutex
+	list    history
+	waiting atomic.Int64
+	added   atomic.Uint64
+	_       [32]byte
 }
 
 // purger runs purge for a Store.
 type purger struct {
 	rsegs [rollbackSegments]rseg
 	// The coordinator's: each thread's share of a batch, the spare list
-	// swapped into a segment, and which thread has each partition.
+	// swapped into a segment, and which thread has each partition's index.
 	batch   []history
 	taken   history
-	thread  map[*partition]int
+	thread  map[*btree.Index]int
 	wg      sync.WaitGroup
 	wake    chan struct{}
 	stop    chan struct{}
@@ -124,7 +130,7 @@ type purgeThread struct {
 func newPurger(s *Store, threads int) *purger {
 	pg := &purger{
 		batch:   make([]history, threads),
-		thread:  map[*partition]int{},
+		thread:  map[*btree.Index]int{},
 		wake:    make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 		stopped: make(chan struct{}),
@@ -148,12 +154,13 @@ func (pg *purger) add(t *Table, p *partition, key []byte, trx uint64, sys *[page
 	r := &pg.rsegs[trx%rollbackSegments]
 	r.mu.Lock()
 	h := &r.list
-	e := purgeEntry{t: t, p: p, sys: *sys}
+	e := purgeEntry{t: t, ix: p.indexes[0], sys: *sys}
 	e.key[0] = len(h.arena)
 	h.arena = append(h.arena, key...)
 	e.key[1] = len(h.arena)
 	h.ents = append(h.ents, e)
-	r.added++
+	r.waiting.Add(1)
+	r.added.Add(1)
 	r.mu.Unlock()
 	select {
 	case pg.wake <- struct{}{}:
@@ -169,8 +176,8 @@ func (pg *purger) coordinate() {
 		select {
 		case <-pg.wake:
 		case <-pg.stop:
-			// A slow shutdown: what is left is purged, so that every
-			// record a reopened store reads has been reset.
+			// A slow shutdown: what is left is purged, so that a
+			// reopened store has no write waiting that it cannot know of.
 			for pg.runBatch() {
 			}
 			for i := range pg.threads {
@@ -189,14 +196,18 @@ func (pg *purger) runBatch() bool {
 	n := 0
 	for i := range pg.rsegs {
 		r := &pg.rsegs[i]
+		if r.waiting.Load() == 0 {
+			continue
+		}
 		r.mu.Lock()
 		r.list, pg.taken = pg.taken, r.list
+		r.waiting.Store(0)
 		r.mu.Unlock()
 		for _, e := range pg.taken.ents {
-			th, ok := pg.thread[e.p]
+			th, ok := pg.thread[e.ix]
 			if !ok {
 				th = len(pg.thread) % len(pg.batch)
-				pg.thread[e.p] = th
+				pg.thread[e.ix] = th
 			}
 			b := &pg.batch[th]
 			key := pg.taken.arena[e.key[0]:e.key[1]]
@@ -212,9 +223,11 @@ func (pg *purger) runBatch() bool {
 		return false
 	}
 	pg.running.Lock()
-	pg.wg.Add(len(pg.threads))
 	for i := range pg.threads {
-		pg.threads[i].work <- &pg.batch[i]
+		if len(pg.batch[i].ents) > 0 {
+			pg.wg.Add(1)
+			pg.threads[i].work <- &pg.batch[i]
+		}
 	}
 	pg.wg.Wait()
 	pg.running.Unlock()
@@ -234,7 +247,7 @@ func (th *purgeThread) run(pg *purger) {
 		for i := range h.ents {
 			e := &h.ents[i]
 			if !e.t.dropped.Load() {
-				reset, err := e.p.indexes[0].ResetSys(ctx, h.arena[e.key[0]:e.key[1]], e.sys[:])
+				reset, err := e.ix.ResetSys(ctx, h.arena[e.key[0]:e.key[1]], e.sys[:])
 				if err != nil {
 					pg.fail(fmt.Errorf("zipsim: purge of %s: %w", e.t.name, err))
 				}
@@ -308,10 +321,7 @@ func (pg *purger) stats() PurgeStats {
 		s.Resets += pg.threads[i].resets.Load()
 	}
 	for i := range pg.rsegs {
-		r := &pg.rsegs[i]
-		r.mu.Lock()
-		s.Writes += r.added
-		r.mu.Unlock()
+		s.Writes += pg.rsegs[i].added.Load()
 	}
 	s.HistoryLength = int64(s.Writes - s.Purged)
 	return s

@@ -128,6 +128,60 @@ func TestPurgeConcurrent(t *testing.T) {
 	require.Equal(t, zipsim.PurgeStats{Threads: 1}, st.Metrics().Purge)
 }
 
+// TestPurgeDrainsAtClose: writes still waiting in the history when the
+// store closes are purged before it closes.
+func TestPurgeDrainsAtClose(t *testing.T) {
+	st := openPurge(t, t.TempDir(), 2)
+	tb := createSbtest(t, st, 8)
+	resume := zipsim.PausePurge(st)
+	const n = 500
+	for i := range int64(n) {
+		require.NoError(t, tb.Insert(ctx, sbRow(i, i, "c", "p")))
+	}
+	require.Positive(t, st.Metrics().Purge.HistoryLength)
+	closed := make(chan error)
+	go func() { closed <- st.Close() }()
+	resume()
+	require.NoError(t, <-closed)
+	p := zipsim.PurgeStatsOf(st)
+	require.Equal(t, int64(0), p.HistoryLength)
+	require.Equal(t, uint64(n), p.Purged)
+	require.Equal(t, uint64(n), p.Resets)
+}
+
+// TestPurgeDropAndAddIndex: purge skips the waiting writes of a table
+// dropped before their batch ran, and keeps the clustered index it was
+// given while AddIndex changes the table's index list beside it; DropTable
+// then waits for any batch running.
+func TestPurgeDropAndAddIndex(t *testing.T) {
+	st := openPurge(t, "", 4)
+	defer func() { require.NoError(t, st.Close()) }()
+	a := createSbtest(t, st, 0)
+	b, err := st.CreateTable(ctx, "sbtest2", sysbench())
+	require.NoError(t, err)
+	const n = 3000
+	resume := zipsim.PausePurge(st)
+	for i := range int64(n) {
+		require.NoError(t, b.Insert(ctx, sbRow(i, i, "c", "p")))
+	}
+	zipsim.MarkDropped(b)
+	resume()
+	for i := range int64(n) {
+		require.NoError(t, a.Insert(ctx, sbRow(i, i, "c", "p")))
+	}
+	require.NoError(t, a.AddIndex(ctx, zipsim.IndexDef{Name: "c_1", Columns: []string{"c"}}))
+	p := waitPurged(t, st)
+	require.Equal(t, uint64(2*n), p.Purged)
+	require.Equal(t, uint64(n), p.Resets, "only the kept table's records are reset")
+	for i := range int64(n) {
+		require.NoError(t, a.Update(ctx, sbRow(i, i+1, "c", "p")))
+	}
+	_, err = st.DropTable(ctx, "sbtest2")
+	require.NoError(t, err)
+	require.Equal(t, p.Resets+n, waitPurged(t, st).Resets, "each update resets its record")
+	require.Empty(t, st.Check(ctx))
+}
+
 func TestPurgeOptions(t *testing.T) {
 	for _, o := range []zipsim.Options{{Purge: true, PurgeThreads: 33}, {Purge: true, PurgeThreads: -1}, {PurgeThreads: 2}} {
 		_, err := zipsim.Open("", o)

@@ -73,7 +73,8 @@
 //     (changebuffer.go).
 //   - row/row0purge.cc: row_purge_reset_trx_id, MariaDB 10.3+, and
 //     page/page0zip.cc: page_zip_write_trx_id_and_roll_ptr (ResetSys,
-//     purge.go); row_upd_rec_sys_fields (InsertSys, UpdateSys).
+//     purge.go); row_ins_clust_index_entry (InsertSys) and
+//     row_upd_rec_sys_fields (UpdateSys).
 //
 // # Concurrency
 //

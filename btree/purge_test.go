@@ -61,7 +61,7 @@ func TestResetSys(t *testing.T) {
 		require.NoError(t, e.pool.Flush())
 		e.pool.EvictAll()
 		for _, i := range []uint64{0, 2, 3, 4, n - 1} {
-			want := ResetSysFields
+			want := ResetSysFields[:]
 			if i%3 == 0 {
 				want = sysFor(2)
 			}
