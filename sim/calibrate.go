@@ -513,8 +513,9 @@ type MariaDBT8Run struct {
 	// 100, its least, is close to T8's cleaner's 64.
 	LRUScanDepth int
 	// SnapshotHeld: a client held a consistent snapshot open over the
-	// requests, so purge removed nothing and read no page (zipsim has no
-	// undo log and no purge).
+	// requests, so purge removed nothing and read no page (T8 runs
+	// without zipsim's purge, which models only MariaDB's reset of
+	// DB_TRX_ID).
 	SnapshotHeld bool
 }
 

@@ -57,6 +57,11 @@ type RunOptions struct {
 	// scenario's modes can be set side by side. Go allows one CPU profile
 	// at a time; Run fails when another is running.
 	CPUProfile string
+	// Round numbers a run among repeated runs on one store: worker i draws
+	// from generator Round×Threads+i, so that each round sends requests of
+	// its own rather than replaying the first round's, which would find
+	// the pages it read still in the pool. 0 for a lone run.
+	Round int
 }
 
 // LoadResult is what Prepare measured.
@@ -450,7 +455,7 @@ func Run(ctx context.Context, cfg Config, st *zipsim.Store, w Workload, opt RunO
 	rn := &runner{cfg: cfg, st: st, names: names, failed: make(chan struct{})}
 	workers := make([]Worker, cfg.Threads)
 	for i := range workers {
-		if workers[i], err = w.Worker(st, i); err != nil {
+		if workers[i], err = w.Worker(st, opt.Round*cfg.Threads+i); err != nil {
 			return nil, fmt.Errorf("sim: %s: worker %d: %w", w.Name(), i, err)
 		}
 		rn.recs = append(rn.recs, newRecorder(names, newServerCPU(cfg.StatementCPU, cfg.RowCPU)))

@@ -42,6 +42,7 @@ type runFake struct {
 	mu     sync.Mutex
 	events atomic.Int64 // Next calls, warm-up included
 	opCall [4]atomic.Int64
+	ids    []int // the ids Worker was called with, under mu
 }
 
 var runFakeOps = []string{"point_select", "update", "spin", "never"}
@@ -82,6 +83,9 @@ func (f *runFake) DataBytes() int64 { return int64(f.rows) * 140 }
 func (f *runFake) Ops() []string    { return runFakeOps }
 
 func (f *runFake) Worker(st *zipsim.Store, id int) (Worker, error) {
+	f.mu.Lock()
+	f.ids = append(f.ids, id)
+	f.mu.Unlock()
 	return &runFakeWorker{f: f, id: id, t: st.Table("fake1"), rnd: rand.New(rand.NewPCG(1, uint64(id)))}, nil
 }
 
@@ -593,4 +597,23 @@ func skipUnderProfile(t *testing.T) {
 		t.Skip("a CPU profile is already running (go test -cpuprofile)")
 	}
 	pprof.StopCPUProfile()
+}
+
+// TestRunRoundWorkerIDs: a round's workers get ids of their own, so that
+// repeated runs on one store draw new requests.
+func TestRunRoundWorkerIDs(t *testing.T) {
+	cfg := runFakeConfig()
+	cfg.Events = 10
+	f := &runFake{rows: 100}
+	st, _ := runFakeStore(t, cfg, f)
+	for round := range 3 {
+		f.ids = nil
+		_, err := Run(context.Background(), cfg, st, f, RunOptions{Round: round})
+		require.NoError(t, err)
+		want := make([]int, cfg.Threads)
+		for i := range want {
+			want[i] = round*cfg.Threads + i
+		}
+		require.ElementsMatch(t, want, f.ids)
+	}
 }

@@ -190,7 +190,7 @@ func t145Rounds(ctx context.Context, o ScenarioOptions, id string, arms []*t145A
 			if err != nil {
 				return err
 			}
-			rep, err := Run(ctx, cfg, a.st, w, RunOptions{CPUProfile: o.cpuProfile(id, a.name, fmt.Sprintf("r%d", r+1))})
+			rep, err := Run(ctx, cfg, a.st, w, RunOptions{CPUProfile: o.cpuProfile(id, a.name, fmt.Sprintf("r%d", r+1)), Round: r})
 			if err != nil {
 				return fmt.Errorf("%s: %w", a.name, err)
 			}

@@ -29,7 +29,8 @@ type Workload interface {
 	// returns them.
 	Ops() []string
 	// Worker returns the operation source of runner goroutine id, with its
-	// own deterministic generator. Workers are used by one goroutine each.
+	// own deterministic generator, which id seeds (Run gives each round
+	// its own ids). Workers are used by one goroutine each.
 	Worker(st *zipsim.Store, id int) (Worker, error)
 }
 
