@@ -32,12 +32,13 @@
 // amounts MariaDB spent in T1's and T4's shapes, so that their throughput
 // ratios weigh engine costs as a server does. Config.LoadRowCPU does the
 // same for each row a load inserts; T2 and T7 spend MariaDB's load CPU a
-// row in their shapes less zipsim's. T8 spends MariaDB's CPU a LinkBench
-// request in its shape less zipsim's, once per operation, and runs with
-// twice as many Ps as cores, so that the kernel, which schedules InnoDB's
-// threads, shares the cores among more of the goroutines that stand for
-// them, rather than Go's run queue holding a requester until a page
-// cleaner's writer stops compressing. The default is none.
+// row in their shapes less zipsim's. T6 and T8 spend MariaDB's CPU a
+// LinkBench request in T8's shape less zipsim's, once per operation, and
+// T8 runs with twice as many Ps as cores, so that the kernel, which
+// schedules InnoDB's threads, shares the cores among more of the
+// goroutines that stand for them, rather than Go's run queue holding a
+// requester until a page cleaner's writer stops compressing. The default
+// is none.
 //
 // Every scenario compresses with InnoDB's codec (seedCodec: czlib, C
 // zlib's deflate), not the library's faster default.

@@ -52,15 +52,6 @@ const (
 	t8Rounds      = 3
 	t8RoundWarmup = 500 * time.Millisecond
 	t8Sync        = true
-	// t8OpCPU is what a LinkBench request costs a server outside the
-	// engine, spent once per operation (Config.StatementCPU): MariaDB's
-	// CPU a request on u in T8's shape on this machine (145–159 µs, mean
-	// 150.0, MariaDBT8Figures) less zipsim's engine's (40–48 µs, mean
-	// 43.9, with none; 2026-12-01): 106, taken as 105. Fitted on u alone,
-	// at 10.11's default innodb_lru_scan_depth; the two modes' CPU is a
-	// prediction. It includes MariaDB's purge threads' CPU, about 14 µs
-	// an operation (u with purge held back spends 135.5 on average).
-	t8OpCPU = 105 * time.Microsecond
 	// t8ProcsPerCore sets GOMAXPROCS during T8 to this many times its
 	// value (the cores). InnoDB's connections and page cleaner are OS
 	// threads, which the kernel runs in slices of a few milliseconds;
@@ -128,7 +119,7 @@ func t8Config(m t8Mode, maxid1 int) Config {
 	return Config{
 		Workload: "linkbench", Seed: 1, Threads: t8Threads, Warmup: t8Warmup, Duration: t8Duration,
 		ReportInterval: time.Second, RowFormat: m.rf, KBS: m.kbs, Codec: seedCodec, Partitions: t8Partitions,
-		PoolRatio: t8Pool, IOLatency: t8Latency, ChangeBuffering: true, Latches: seedLatches, StatementCPU: t8OpCPU,
+		PoolRatio: t8Pool, IOLatency: t8Latency, ChangeBuffering: true, Latches: seedLatches, StatementCPU: lbRequestCPU,
 		// 5.7 runs page cleaners, as T6 and T7's IO-bound loads do: a
 		// transparent page is compressed by whichever thread writes it.
 		PageCleaner: true, LRUScanDepth: t6CleanerFree,
@@ -590,7 +581,7 @@ func t8Notes(out *Outcome, m t8Measured) {
 	out.Notef("linkbench maxid1=%d, linktable and counttable partitioned %d ways by KEY(id1) and KEY(id), MySQL's hash (nodetable DYNAMIC and unpartitioned in both, in the database size but left out of extents and drops), %d threads, stores on files (fsync on flush, as InnoDB does) behind %v a page read or write, pool %.2f of the uncompressed data, change buffer on (5.7's default), a page cleaner keeping %d frames free, %s latches (Config.Latches); both modes compress with %s (InnoDB's deflate; in this build the %s), transparent with compress2's parameters (windowBits 15, memLevel 8) as 5.7's os_file_compress_page does, old-style with page_zip_compress's",
 		m.maxid1, t8Partitions, t8Threads, t8IOLatency, t8PoolRatio, t6CleanerFree, seedLatches, seedCodec, compress.CZlibImplementation())
 	out.Notef("each request spends %v of modelled server-layer CPU (Config.StatementCPU): MariaDB's CPU a request on an uncompressed table in this shape less zipsim's engine's; GOMAXPROCS %d, %d× its value before T8 (the cores, unless set), so that the kernel, which schedules InnoDB's threads, shares the cores among more of the goroutines that stand for them, rather than Go's run queue holding a requester back from a read until a running goroutine, such as a page cleaner's writer compressing, blocks (BENCHMARKS.md, T8)",
-		t8OpCPU, m.procs, t8ProcsPerCore)
+		lbRequestCPU, m.procs, t8ProcsPerCore)
 	ratios := make([]string, len(m.rounds))
 	for i, q := range m.rounds {
 		ratios[i] = fmt.Sprintf("%.3f", q)
