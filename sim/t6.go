@@ -268,7 +268,7 @@ func runT6(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		"pool 0.15 × %.1f MiB of data with the page cleaner keeping %d frames free and the change buffer on and %s latches (Config.Latches), as 5.6/5.7 ran, IO %v per page read and write (sleeping); "+
 		"%v of read-only requests warm the pool (no page changes), then %d intervals of %v of LinkBench's mix",
 		t6MaxID1, u.load.Rows, t6Loaders, t6Threads, t6PageSize/1024, t6KBS, seedCodec, float64(u.load.DataBytes)/(1<<20), base.LRUScanDepth, base.Latches, base.IOLatency, t6Warm, t6N, t6Interval)
-	out.Notef("each request spends %v of modelled server-layer CPU (Config.StatementCPU), as T8's do: MariaDB's CPU a LinkBench request on an uncompressed table in T8's shape less zipsim's engine's; without it (T6 before 2026-12-02) zipsim's u made 4-6 times MariaDB's requests a second in this shape and c/u in interval 1 came out 0.18-0.28 against MariaDB's 0.54-0.66 (BENCHMARKS.md, T6); the read-only warm-up spends none",
+	out.Notef("each request spends %v of modelled server-layer CPU (Config.StatementCPU), as T8's do: MariaDB's CPU a LinkBench request on an uncompressed table in T8's shape less zipsim's engine's; without it (T6 before 2026-12-02) zipsim's u made 4-6 times MariaDB's requests a second in this shape and c/u in interval 1 came out 0.18-0.25 against MariaDB's 0.54-0.66 (BENCHMARKS.md, T6); the read-only warm-up spends none",
 		base.StatementCPU)
 	for _, r := range runs[:2] {
 		out.Notef("%s: load %.1fs; QPS by interval %s", r.name, r.load.Wall.Seconds(), t679Fmt(r.qps, "%.0f"))
