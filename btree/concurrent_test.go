@@ -250,3 +250,64 @@ func concWorker(ix *Index, ks keySpace, r *rand.Rand, keys []concKey, maxVal, op
 		}
 	}
 }
+
+// TestLeafWriteLetsIndexLockGo holds the index's padding mutex, which
+// every leaf compression takes, so that an optimistic insert stops at its
+// leaf's first recompression with the leaf latched. A structure change
+// (the index lock exclusive) must still get in: InnoDB lets the tree latch
+// go once a BTR_MODIFY_LEAF descent has latched its leaf
+// [btr_cur_search_to_nth_level], so a leaf's write and recompression hold
+// off no split elsewhere.
+func TestLeafWriteLetsIndexLockGo(t *testing.T) {
+	_, ix := newIndexT(t, 1024, 8<<20)
+	ix.pad.mu.Lock()
+	padHeld := true
+	defer func() {
+		if padHeld {
+			ix.pad.mu.Unlock()
+		}
+	}()
+	const rows = 64 // their log entries overflow a 1 KiB block's modification log
+	var inserted atomic.Int64
+	done := make(chan error, 1)
+	go func() {
+		for i := range uint64(rows) {
+			if err := ix.Insert(ctx, key8(i), []byte("v")); err != nil {
+				done <- err
+				return
+			}
+			inserted.Add(1)
+		}
+		done <- nil
+	}()
+	// The inserter has stopped once it makes no progress for a while.
+	for last := int64(-1); ; {
+		select {
+		case err := <-done:
+			t.Fatalf("all %d inserts finished without a leaf compression (err %v)", rows, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+		n := inserted.Load()
+		if n == last {
+			break
+		}
+		last = n
+	}
+	require.Zero(t, ix.Stats().Splits(), "the inserter stopped in a split, not in a leaf write")
+	got := make(chan struct{})
+	go func() {
+		ix.lock.Lock()
+		ix.lock.Unlock()
+		close(got)
+	}()
+	select {
+	case <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the index lock stayed shared while an insert waited with its leaf latched")
+	}
+	ix.pad.mu.Unlock()
+	padHeld = false
+	require.NoError(t, <-done)
+	require.EqualValues(t, rows, inserted.Load())
+	requireCheck(t, ix)
+}

@@ -57,18 +57,19 @@ func (ix *Index) countDelete(size int, st stripe.Stripe) {
 	st.Add(cLeafData, uint64(-size))
 }
 
-// deleteOptimistic deletes under the shared index lock when the leaf
-// stays full enough [btr_cur_can_delete_without_compress]: a non-root
-// page that would fall below the merge limit, become empty, or that is
-// alone on its level goes pessimistic so that it can be merged.
+// deleteOptimistic deletes from the leaf, found as insertOptimistic finds
+// it, when the leaf stays full enough
+// [btr_cur_can_delete_without_compress]: a non-root page that would fall
+// below the merge limit, become empty, or that is alone on its level goes
+// pessimistic so that it can be merged.
 func (ix *Index) deleteOptimistic(ctx context.Context, key []byte, st stripe.Stripe) (bool, error) {
-	ix.lock.RLock()
-	defer ix.lock.RUnlock()
 	op := cbNone
 	if ix.o.ChangeBuffer != nil {
 		op = cbDelete
 	}
+	ix.lock.RLock()
 	g, buffered, err := ix.descendOrBuffer(ctx, key, bufpool.Exclusive, op, nil)
+	ix.lock.RUnlock()
 	if err != nil || buffered {
 		return buffered, err
 	}

@@ -15,8 +15,8 @@
 // records down (raiseRoot) and shrinks by lifting the root's only child
 // back (liftRoot).
 //
-// A write first tries the optimistic path: the index lock shared, one leaf
-// latched exclusively. On a compressed leaf the change goes to the frame
+// A write first tries the optimistic path: a descent with the index lock
+// shared, which it lets go once the leaf is latched exclusively. On a compressed leaf the change goes to the frame
 // and, when page.Zip.Available says the modification log has room, to the
 // log; otherwise the page is reorganized (one compression) when that can
 // help, the record goes into the frame alone and the page is recompressed
@@ -78,12 +78,20 @@
 //
 // # Concurrency
 //
-// Get, Scan, cursors and optimistic writes hold the index lock
+// Get, Scan, cursors and optimistic writes take the index lock
 // (index_lock#name, an internal/latch RWMutex) shared and latch pages
 // top-down, each child before its parent is released; only the leaf is
-// latched exclusively, so they never deadlock. A structure change (split,
-// merge, root raise or lift) takes the lock exclusively, which keeps every
-// other thread out of the tree, so it may fix pages in any order. On an
+// latched exclusively, so they never deadlock. Point reads and optimistic
+// writes let the index lock go once the leaf is latched, as InnoDB does
+// for BTR_SEARCH_LEAF and BTR_MODIFY_LEAF [btr_cur_search_to_nth_level],
+// so a leaf's write and recompression do not hold off structure changes;
+// scans and cursors keep it while they copy a leaf. A structure change
+// (split, merge, root raise or lift) takes the lock exclusively, which
+// keeps every other descent out of the tree, so it may fix pages in any
+// order: a thread that holds a leaf without the index lock waits, until
+// it lets the leaf go, only for short mutexes (adaptive padding, an
+// adaptive hash part, a change buffer shard, the pool's own), whose
+// holders never wait for a page latch. On an
 // uncompressed index the lock is released as soon as the tree is changed
 // and the record is sure to fit its half, as InnoDB does; on a compressed
 // one it is held to the end of the split, which serializes the index for
@@ -98,8 +106,8 @@
 // latches, and their holders take only a page hash latch
 // (Pool.Contains), never a page latch: a change is buffered with the
 // leaf's parent latched shared, and applied with the leaf latched
-// exclusively and the index lock held at least shared, as an optimistic
-// insert is.
+// exclusively and the index lock held at least shared, as in an
+// optimistic insert's descent.
 //
 // # Where zipsim differs, and why
 //

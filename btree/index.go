@@ -22,10 +22,12 @@ import (
 // pointer's key is a lower bound of its child only from slot 1 on. The
 // root page never moves. Pages of a level are linked both ways.
 //
-// Reads and optimistic writes hold the index lock shared and latch pages
-// top-down, each child before its parent is released; a write that must
-// change the tree's structure starts again with the lock exclusive
-// (BTR_MODIFY_TREE), which keeps every other thread out of the tree.
+// Reads and optimistic writes descend with the index lock shared,
+// latching pages top-down, each child before its parent is released, and
+// point reads and optimistic writes let the lock go once their leaf is
+// latched; a write that must change the tree's structure starts again
+// with the lock exclusive (BTR_MODIFY_TREE), which keeps every other
+// descent out of the tree.
 type Index struct {
 	o        Options
 	pool     *bufpool.Pool

@@ -110,8 +110,8 @@ func (ix *Index) InsertSys(ctx context.Context, key, value, sys []byte) error {
 }
 
 // leafWrite runs a write of one leaf record as InnoDB does: first
-// optimistic, under the shared index lock (BTR_MODIFY_LEAF), then, when
-// the tree must change, pessimistic under the exclusive lock
+// optimistic, descending under the shared index lock (BTR_MODIFY_LEAF),
+// then, when the tree must change, pessimistic under the exclusive lock
 // (BTR_MODIFY_TREE), which may release it early and say so in its first
 // result (a result, not a *bool, so that nothing escapes to the heap).
 // Cancellation is checked only before the tree starts to change. It
@@ -168,16 +168,18 @@ func (ix *Index) countInsert(r page.Record, st stripe.Stripe) {
 	st.Add(cLeafData, uint64(recSize(ix.kind, &r)))
 }
 
-// insertOptimistic tries the insert under the shared index lock, changing
-// one leaf only. done is false when the tree must change.
+// insertOptimistic tries the insert on one leaf, descending under the
+// shared index lock and letting it go once the leaf is latched, as
+// btr_cur_search_to_nth_level does for BTR_MODIFY_LEAF. done is false when
+// the tree must change.
 func (ix *Index) insertOptimistic(ctx context.Context, r page.Record, st stripe.Stripe) (done bool, err error) {
-	ix.lock.RLock()
-	defer ix.lock.RUnlock()
 	op := cbNone
 	if ix.o.ChangeBuffer != nil {
 		op = cbInsert
 	}
+	ix.lock.RLock()
 	g, buffered, err := ix.descendOrBuffer(ctx, r.Key, bufpool.Exclusive, op, r.Value)
+	ix.lock.RUnlock()
 	if err != nil || buffered {
 		return buffered, err
 	}

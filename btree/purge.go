@@ -46,8 +46,8 @@ func (ix *Index) ResetSys(ctx context.Context, key, sys []byte) (bool, error) {
 		return false, err
 	}
 	ix.lock.RLock()
-	defer ix.lock.RUnlock()
 	g, err := ix.descend(ctx, key, bufpool.Exclusive)
+	ix.lock.RUnlock()
 	if err != nil {
 		return false, err
 	}
