@@ -88,9 +88,9 @@ import (
 // after the leaf entered the pool, so each change is either buffered
 // before the leaf arrives (and found) or refused. Changes are applied
 // with the leaf latched exclusively and the index lock held shared or
-// exclusively, as an optimistic insert is, and leave the buffer only once
-// applied, so no reader sees a leaf without its changes and a merge that
-// fails loses none.
+// exclusively, as in an optimistic insert's descent, and leave the
+// buffer only once applied, so no reader sees a leaf without its changes
+// and a merge that fails loses none.
 type ChangeBuffer struct {
 	pool     *bufpool.Pool
 	maxBytes int64

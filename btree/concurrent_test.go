@@ -252,62 +252,80 @@ func concWorker(ix *Index, ks keySpace, r *rand.Rand, keys []concKey, maxVal, op
 }
 
 // TestLeafWriteLetsIndexLockGo holds the index's padding mutex, which
-// every leaf compression takes, so that an optimistic insert stops at its
-// leaf's first recompression with the leaf latched. A structure change
-// (the index lock exclusive) must still get in: InnoDB lets the tree latch
-// go once a BTR_MODIFY_LEAF descent has latched its leaf
-// [btr_cur_search_to_nth_level], so a leaf's write and recompression hold
-// off no split elsewhere.
+// every leaf compression takes, so that an optimistic insert, or an
+// update, stops at its leaf's recompression with the leaf latched. A
+// structure change (the index lock exclusive) must still get in: InnoDB
+// lets the tree latch go once a BTR_MODIFY_LEAF descent has latched its
+// leaf [btr_cur_search_to_nth_level], so a leaf's write and recompression
+// hold off no split elsewhere. Every optimistic write and point read
+// finds its leaf through Index.leaf.
 func TestLeafWriteLetsIndexLockGo(t *testing.T) {
-	_, ix := newIndexT(t, 1024, 8<<20)
-	ix.pad.mu.Lock()
-	padHeld := true
-	defer func() {
-		if padHeld {
-			ix.pad.mu.Unlock()
-		}
-	}()
 	const rows = 64 // their log entries overflow a 1 KiB block's modification log
-	var inserted atomic.Int64
-	done := make(chan error, 1)
-	go func() {
-		for i := range uint64(rows) {
-			if err := ix.Insert(ctx, key8(i), []byte("v")); err != nil {
-				done <- err
-				return
+	for _, write := range []string{"insert", "update"} {
+		t.Run("write="+write, func(t *testing.T) {
+			_, ix := newIndexT(t, 1024, 8<<20)
+			if write == "update" {
+				for i := range uint64(rows / 2) {
+					require.NoError(t, ix.Insert(ctx, key8(i), []byte("v")))
+				}
 			}
-			inserted.Add(1)
-		}
-		done <- nil
-	}()
-	// The inserter has stopped once it makes no progress for a while.
-	for last := int64(-1); ; {
-		select {
-		case err := <-done:
-			t.Fatalf("all %d inserts finished without a leaf compression (err %v)", rows, err)
-		case <-time.After(200 * time.Millisecond):
-		}
-		n := inserted.Load()
-		if n == last {
-			break
-		}
-		last = n
+			compressions := func() uint64 { s := ix.Stats(); return s.Reorganizations + s.Recompressions }
+			before := compressions()
+			ix.pad.mu.Lock()
+			padHeld := true
+			defer func() {
+				if padHeld {
+					ix.pad.mu.Unlock()
+				}
+			}()
+			done := make(chan error, 1)
+			go func() {
+				for i := range uint64(rows) {
+					var err error
+					if write == "insert" {
+						err = ix.Insert(ctx, key8(i), []byte("v"))
+					} else {
+						// Values that grow each round keep adding to the log.
+						err = ix.Update(ctx, key8(i%(rows/2)), bytes.Repeat([]byte("v"), 2+int(i)/(rows/2)))
+					}
+					if err != nil {
+						done <- err
+						return
+					}
+				}
+				done <- nil
+			}()
+			// The writer counts its leaf's compression just before it takes
+			// the padding mutex.
+			for compressions() == before {
+				select {
+				case err := <-done:
+					t.Fatalf("every %s finished without a leaf compression (err %v)", write, err)
+				case <-time.After(time.Millisecond):
+				}
+			}
+			s := ix.Stats()
+			require.Zero(t, s.Splits()+s.InsertsPessimistic+s.UpdatesPessimistic, "the writer turned pessimistic before it stopped")
+			got := make(chan struct{})
+			go func() {
+				ix.lock.Lock()
+				ix.lock.Unlock()
+				close(got)
+			}()
+			select {
+			case <-got:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("the index lock stayed shared while an optimistic %s waited with its leaf latched", write)
+			}
+			ix.pad.mu.Unlock()
+			padHeld = false
+			select {
+			case err := <-done:
+				require.NoError(t, err)
+			case <-time.After(time.Minute):
+				t.Fatalf("the %ss did not finish once the padding mutex was free", write)
+			}
+			requireCheck(t, ix)
+		})
 	}
-	require.Zero(t, ix.Stats().Splits(), "the inserter stopped in a split, not in a leaf write")
-	got := make(chan struct{})
-	go func() {
-		ix.lock.Lock()
-		ix.lock.Unlock()
-		close(got)
-	}()
-	select {
-	case <-got:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the index lock stayed shared while an insert waited with its leaf latched")
-	}
-	ix.pad.mu.Unlock()
-	padHeld = false
-	require.NoError(t, <-done)
-	require.EqualValues(t, rows, inserted.Load())
-	requireCheck(t, ix)
 }

@@ -57,8 +57,8 @@ func (ix *Index) countDelete(size int, st stripe.Stripe) {
 	st.Add(cLeafData, uint64(-size))
 }
 
-// deleteOptimistic deletes from the leaf, found as insertOptimistic finds
-// it, when the leaf stays full enough
+// deleteOptimistic deletes from the leaf, found by Index.leaf, when the
+// leaf stays full enough
 // [btr_cur_can_delete_without_compress]: a non-root page that would fall
 // below the merge limit, become empty, or that is alone on its level goes
 // pessimistic so that it can be merged.
@@ -67,9 +67,7 @@ func (ix *Index) deleteOptimistic(ctx context.Context, key []byte, st stripe.Str
 	if ix.o.ChangeBuffer != nil {
 		op = cbDelete
 	}
-	ix.lock.RLock()
-	g, buffered, err := ix.descendOrBuffer(ctx, key, bufpool.Exclusive, op, nil)
-	ix.lock.RUnlock()
+	g, buffered, err := ix.leaf(ctx, key, bufpool.Exclusive, op, nil)
 	if err != nil || buffered {
 		return buffered, err
 	}

@@ -16,15 +16,16 @@
 // back (liftRoot).
 //
 // A write first tries the optimistic path: a descent with the index lock
-// shared, which it lets go once the leaf is latched exclusively. On a compressed leaf the change goes to the frame
-// and, when page.Zip.Available says the modification log has room, to the
-// log; otherwise the page is reorganized (one compression) when that can
-// help, the record goes into the frame alone and the page is recompressed
-// (one compression), and when that fails the frame is restored from the
-// image (one decompression) and the write turns pessimistic: the index
-// lock exclusive, the leaf split. Every compression is counted in
-// INNODB_CMP and INNODB_CMP_PER_INDEX by the page package, and every leaf
-// compression feeds the index's adaptive padding.
+// shared, which it lets go once the leaf is latched exclusively. On a
+// compressed leaf the change goes to the frame and, when
+// page.Zip.Available says the modification log has room, to the log;
+// otherwise the page is reorganized (one compression) when that can help,
+// the record goes into the frame alone and the page is recompressed (one
+// compression), and when that fails the frame is restored from the image
+// (one decompression) and the write turns pessimistic: the index lock
+// exclusive, the leaf split. Every compression is counted in INNODB_CMP
+// and INNODB_CMP_PER_INDEX by the page package, and every leaf compression
+// feeds the index's adaptive padding.
 //
 // With Options.AdaptiveHash, Get and View first ask the adaptive hash
 // index (adaptivehash.go) where the key's record lies and, when the page
@@ -82,22 +83,28 @@
 // (index_lock#name, an internal/latch RWMutex) shared and latch pages
 // top-down, each child before its parent is released; only the leaf is
 // latched exclusively, so they never deadlock. Point reads and optimistic
-// writes let the index lock go once the leaf is latched, as InnoDB does
-// for BTR_SEARCH_LEAF and BTR_MODIFY_LEAF [btr_cur_search_to_nth_level],
-// so a leaf's write and recompression do not hold off structure changes;
-// scans and cursors keep it while they copy a leaf. A structure change
-// (split, merge, root raise or lift) takes the lock exclusively, which
-// keeps every other descent out of the tree, so it may fix pages in any
-// order: a thread that holds a leaf without the index lock waits, until
-// it lets the leaf go, only for short mutexes (adaptive padding, an
-// adaptive hash part, a change buffer shard, the pool's own), whose
-// holders never wait for a page latch. On an
-// uncompressed index the lock is released as soon as the tree is changed
-// and the record is sure to fit its half, as InnoDB does; on a compressed
-// one it is held to the end of the split, which serializes the index for
-// longer. Cursors copy a leaf's rows, release everything, and find their
-// place again by key, so a callback may use the index. Adaptive padding has
-// its own mutex (zip_pad_mutex#name), taken on every leaf compression.
+// writes let the index lock go once the leaf is latched (Index.leaf), as
+// InnoDB does for BTR_SEARCH_LEAF and BTR_MODIFY_LEAF
+// [btr_cur_search_to_nth_level], so a leaf's write or recompression holds
+// off no structure change; scans and cursors keep it while they copy a
+// leaf. A structure change (split, merge, root raise or lift) takes the
+// lock exclusively, which keeps every other descent out of the tree, so
+// it may fix pages in any order. Outside a structure change a leaf is
+// latched exclusively only after a descent under the shared lock, so once
+// a structure change has latched a page, no other thread changes it until
+// the lock is let go, and what the change read there stays true. A
+// thread holding a leaf without the index lock can stall a structure
+// change that wants the leaf, never deadlock it: an optimistic writer then
+// waits only for short mutexes (adaptive padding, a change buffer shard,
+// the pool's own, whose holders latch pages only by trying or on free
+// frames), and View's callback for off-page pages, whose holders take no
+// index latch. On an uncompressed index the lock is released as soon as
+// the tree is changed and the record is sure to fit its half, as InnoDB
+// does; on a compressed one it is held to the end of the split, which
+// serializes the index for longer. Cursors copy a leaf's rows, release
+// everything, and find their place again by key, so a callback may use the
+// index. Adaptive padding has its own mutex (zip_pad_mutex#name), taken on
+// every leaf compression.
 // A point read answered by the adaptive hash index takes only its part's
 // latch (btr_search_latch#i) shared and the leaf's latch shared, as
 // InnoDB's does; page builds and cell rewrites take the part's latch

@@ -258,6 +258,17 @@ func (ix *Index) descend(ctx context.Context, key []byte, mode bufpool.Mode) (bu
 	return g, err
 }
 
+// leaf is descendOrBuffer under the shared index lock, which it lets go
+// once the leaf is latched, as btr_cur_search_to_nth_level does for
+// BTR_SEARCH_LEAF and BTR_MODIFY_LEAF: a leaf's read, write or
+// recompression then holds off no structure change elsewhere. Point reads
+// and optimistic writes find their leaf with it.
+func (ix *Index) leaf(ctx context.Context, key []byte, mode bufpool.Mode, op cbOp, val []byte) (bufpool.Guard, bool, error) {
+	ix.lock.RLock()
+	defer ix.lock.RUnlock()
+	return ix.descendOrBuffer(ctx, key, mode, op, val)
+}
+
 // descendOrBuffer is descend that first offers op on key (and val) to the
 // change buffer once the leaf's page number is known, its parent latched
 // [btr_cur_search_to_nth_level with BTR_INSERT or BTR_DELETE_MARK: the
@@ -317,9 +328,7 @@ func (ix *Index) point(ctx context.Context, key []byte, fn func(p page.IndexPage
 			return true, fn(page.IndexPage(g.Frame()), s)
 		}
 	}
-	ix.lock.RLock()
-	g, err := ix.descend(ctx, key, bufpool.Shared)
-	ix.lock.RUnlock()
+	g, _, err := ix.leaf(ctx, key, bufpool.Shared, cbNone, nil)
 	if err != nil {
 		return false, err
 	}

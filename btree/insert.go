@@ -168,18 +168,14 @@ func (ix *Index) countInsert(r page.Record, st stripe.Stripe) {
 	st.Add(cLeafData, uint64(recSize(ix.kind, &r)))
 }
 
-// insertOptimistic tries the insert on one leaf, descending under the
-// shared index lock and letting it go once the leaf is latched, as
-// btr_cur_search_to_nth_level does for BTR_MODIFY_LEAF. done is false when
-// the tree must change.
+// insertOptimistic tries the insert on one leaf, found by Index.leaf.
+// done is false when the tree must change.
 func (ix *Index) insertOptimistic(ctx context.Context, r page.Record, st stripe.Stripe) (done bool, err error) {
 	op := cbNone
 	if ix.o.ChangeBuffer != nil {
 		op = cbInsert
 	}
-	ix.lock.RLock()
-	g, buffered, err := ix.descendOrBuffer(ctx, r.Key, bufpool.Exclusive, op, r.Value)
-	ix.lock.RUnlock()
+	g, buffered, err := ix.leaf(ctx, r.Key, bufpool.Exclusive, op, r.Value)
 	if err != nil || buffered {
 		return buffered, err
 	}

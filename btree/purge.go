@@ -45,9 +45,7 @@ func (ix *Index) ResetSys(ctx context.Context, key, sys []byte) (bool, error) {
 	if err := ix.checkSys(sys); err != nil {
 		return false, err
 	}
-	ix.lock.RLock()
-	g, err := ix.descend(ctx, key, bufpool.Exclusive)
-	ix.lock.RUnlock()
+	g, _, err := ix.leaf(ctx, key, bufpool.Exclusive, cbNone, nil)
 	if err != nil {
 		return false, err
 	}

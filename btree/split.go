@@ -257,7 +257,9 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 		left, right, lz, rz = np, p, nz, z
 	}
 	// btr_attach_half_pages: the parent learns of the new page first. The
-	// halves stay latched; no other thread is in the tree.
+	// halves stay latched; no other descent runs, and a thread that
+	// latched a leaf before the lock was taken may still hold it, which
+	// the fixes below wait for.
 	if pl.up {
 		err = ix.attach(ctx, path, level, pageNo, newNo, sep, st)
 	} else {

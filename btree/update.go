@@ -27,12 +27,10 @@ func (ix *Index) UpdateSys(ctx context.Context, key, value, sys []byte) error {
 	return err
 }
 
-// updateOptimistic changes the record on its leaf, found as
-// insertOptimistic finds it. done is false when the tree must change.
+// updateOptimistic changes the record on its leaf, found by Index.leaf.
+// done is false when the tree must change.
 func (ix *Index) updateOptimistic(ctx context.Context, r page.Record, st stripe.Stripe) (bool, error) {
-	ix.lock.RLock()
-	g, err := ix.descend(ctx, r.Key, bufpool.Exclusive)
-	ix.lock.RUnlock()
+	g, _, err := ix.leaf(ctx, r.Key, bufpool.Exclusive, cbNone, nil)
 	if err != nil {
 		return false, err
 	}
