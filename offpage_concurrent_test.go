@@ -143,6 +143,10 @@ func opcCheck(row zipsim.Row, want [4]bool, scratch *[]byte) (uint64, error) {
 	return ver, nil
 }
 
+// opcSpillRows rows of opcSpillBytes random bytes are twice the 1 MiB
+// pool of TestOffPageConcurrent, compressed or not.
+const opcSpillRows, opcSpillBytes = 7, 300_000
+
 // TestOffPageConcurrent has writers update rows between every placement
 // of their long column (in the record, COMPACT's prefix, chains of one to
 // a dozen pages, text and random), delete and reinsert them, while
@@ -175,6 +179,17 @@ func TestOffPageConcurrent(t *testing.T) {
 			var version atomic.Uint64
 			for id := range rows {
 				require.NoError(t, tb.Insert(ctx, opcRow(id, version.Add(1), opcSizes[id%len(opcSizes)])))
+			}
+			// Long incompressible bodies on a few rows make the chains outgrow
+			// the pool however little the writers get done before the
+			// deadline (on a loaded machine under -race, a few dozen
+			// operations), so that readers read evicted pages back.
+			for id := range opcSpillRows {
+				ver := version.Add(1)
+				if ver%2 == 0 { // opcBody writes random bytes for odd versions
+					ver = version.Add(1)
+				}
+				require.NoError(t, tb.Update(ctx, opcRow(id, ver, opcSpillBytes)))
 			}
 
 			var stop atomic.Bool
