@@ -137,8 +137,8 @@ func runT7(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 		return nil, err
 	}
 	out.Notef("%s", t7MariaDB(mdb))
-	out.Notef("cached c p1 with zlib_reuse=off (codec state built per call: czlib's encoder, about 320 KiB, per page compression, about the size of upstream InnoDB's ~292 KiB malloc; the inflater per decompression): rows/s %s, fastest kept",
-		t679Fmt(noReuseAll, "%.0f"))
+	out.Notef("cached c p1 with zlib_reuse=off (codec state built per call: %s; upstream InnoDB malloc'd about 292 KiB a compression): rows/s %s, fastest kept",
+		compress.CZlibPerCallState(), t679Fmt(noReuseAll, "%.0f"))
 	if o.Out != "" {
 		path := filepath.Join(o.Out, "t7.png")
 		if err := plotT7(path, loads, ioLoads); err != nil {

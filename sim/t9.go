@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zipsim/zipsim"
+	"github.com/zipsim/zipsim/compress"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -160,8 +161,8 @@ func runT9(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 			m.NumGC, 1000*t679Ratio(cpu, float64(m.NumGC)), m.BytesPerEvent/1000, float64(r.rep.Memory.HeapInuse)/(1<<20))
 	}
 	if reuseRatio > 0.8 {
-		out.Notef("zlib_reuse=off / on %.3f: building the codec's state for every page (czlib's encoder, 337 KB, for each compression, klauspost's inflater, 40 KB, for each decompression) added %.0f%% to a request's time, where the band's 0.8 needs 25%%; it costs a compression about 13%% and a decompression 10–30%% here (BenchmarkCompressNoReuse, BenchmarkDecompressNoReuse), and C zlib's per-call state costs about as much or less on this machine (recorded in BENCHMARKS.md, T9, not measured by this run), so real InnoDB here would not move more; what gave the seed its 1.27× in 2012 is not measured",
-			reuseRatio, (1/reuseRatio-1)*100)
+		out.Notef("zlib_reuse=off / on %.3f: building the codec's state for every page (%s) added %.0f%% to a request's time, where the band's 0.8 needs 25%%; with the Go port it costs a compression about 13%% and a decompression 10–30%% here (BenchmarkCompressNoReuse, BenchmarkDecompressNoReuse), and C zlib's per-call state costs about as much or less on this machine (recorded in BENCHMARKS.md, T9, not measured by this run), so real InnoDB here would not move more; what gave the seed its 1.27× in 2012 is not measured",
+			reuseRatio, compress.CZlibPerCallState(), (1/reuseRatio-1)*100)
 	}
 	out.Notef("GC: per-miss %s; arena, zlib_reuse=off %s: per-miss frames make the live heap the cache's size, so collections come seldom, and being pointer-free they cost a collection little to mark",
 		gc(perMiss), gc(res[2]))
