@@ -35,11 +35,24 @@ func TestImplRegistry(t *testing.T) {
 		require.NotNil(t, m.ib)
 		require.Equal(t, impl == Builtin, rw.x.ib != nil)
 		require.Equal(t, impl == Plugin, rw.x.pl != nil)
-		// The sync array's own mutex is an ordinary counted lock.
+		// The sync array's own mutex is an ordinary counted lock, as
+		// every InitOS lock is.
 		require.Equal(t, modeCounted, r.arr.mu.mode)
 		_, ok := r.Snapshot().Get("sync_array_mutex")
 		require.True(t, ok)
+		var os Mutex
+		os.InitOS(r, "os")
+		require.Nil(t, os.ib)
+		os.Lock()
+		os.Unlock()
+		st, ok := r.Snapshot().Get("os")
+		require.True(t, ok)
+		require.EqualValues(t, 1, st.Acquisitions)
+		require.Panics(t, func() { os.InitOS(r, "os") })
 	}
+	var plain Mutex
+	plain.InitOS(nil, "os")
+	require.Equal(t, modePlain, plain.mode)
 	require.Equal(t, builtinSpin, NewRegistry(Options{Impl: Builtin}).arr.spinPolicy)
 	require.Equal(t, pluginSpin, NewRegistry(Options{Impl: Plugin}).arr.spinPolicy)
 }

@@ -78,11 +78,7 @@ type Mutex struct {
 // counts nothing. Init must be called once, before any other method and
 // before m is shared; a second call panics.
 func (m *Mutex) Init(r *Registry, name string) {
-	if m.mode != modeZero {
-		panic("latch: Mutex " + name + " initialised twice")
-	}
-	if !r.enabled() {
-		m.mode = modePlain
+	if !m.initPlain(r, name) {
 		return
 	}
 	// Everything a Snapshot may read is set before the lock is
@@ -93,6 +89,30 @@ func (m *Mutex) Init(r *Registry, name string) {
 		m.ib.init(r.arr)
 	}
 	r.register(name, m, nil)
+}
+
+// InitOS is Init for a mutex that InnoDB takes from the operating system
+// (os_fast_mutex_t, os_mutex_t) rather than one of its own: it counts and
+// reports as Init's do but is Go's sync.Mutex whatever r's Impl.
+func (m *Mutex) InitOS(r *Registry, name string) {
+	if !m.initPlain(r, name) {
+		return
+	}
+	m.mode = modeCounted
+	r.register(name, m, nil)
+}
+
+// initPlain panics on a second Init and makes m a plain lock for a nil or
+// disabled r, reporting whether m is still to be registered.
+func (m *Mutex) initPlain(r *Registry, name string) bool {
+	if m.mode != modeZero {
+		panic("latch: Mutex " + name + " initialised twice")
+	}
+	if !r.enabled() {
+		m.mode = modePlain
+		return false
+	}
+	return true
 }
 
 // Lock locks m. An instrumented lock first tries TryLock: on success it

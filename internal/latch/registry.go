@@ -95,7 +95,7 @@ func NewRegistry(opts Options) *Registry {
 		if opts.Impl == Plugin {
 			a.spinPolicy, a.atomicSignals = pluginSpin, true
 		}
-		a.mu.Init(r, "sync_array_mutex") // an OS mutex in InnoDB, not one of its latches
+		a.mu.InitOS(r, "sync_array_mutex")
 		r.arr, r.impl = a, opts.Impl
 	}
 	return r
