@@ -98,3 +98,28 @@ func TestZeroAllocsPurge(t *testing.T) {
 	require.Zero(t, testing.AllocsPerRun(2000, update), "Update with purge")
 	require.Positive(t, st.Metrics().Purge.Resets)
 }
+
+// TestZeroAllocsGate: calls through the concurrency gate, with a session
+// entering and leaving each statement, allocate nothing either.
+func TestZeroAllocsGate(t *testing.T) {
+	st, tb := openGated(t, 8, 0, 0)
+	sess := st.NewSession()
+	sctx := zipsim.WithSession(ctx, sess)
+	var row zipsim.Row
+	w := sbRow(0, 0, "c", "pad")
+	id := int64(0)
+	require.Zero(t, testing.AllocsPerRun(1000, func() {
+		var err error
+		if row, _, err = tb.Get(sctx, row, zipsim.Int(id%100)); err != nil {
+			t.Fatal(err)
+		}
+		sess.EndStatement()
+		w[0], w[1] = zipsim.Int(id%100), zipsim.Int(id%10+1)
+		if err := tb.Update(sctx, w); err != nil {
+			t.Fatal(err)
+		}
+		sess.EndStatement()
+		id += 7
+	}))
+	require.Positive(t, st.Metrics().Gate.Enters)
+}

@@ -102,6 +102,12 @@
 //     (row_purge_reset_trx_id), MariaDB 10.3+: the purge of DB_TRX_ID and
 //     DB_ROLL_PTR with Options.Purge (purge.go), and the PURGE table
 //     Metrics prints.
+//   - srv/srv0srv.c (srv_conc_enter_innodb, srv_conc_exit_innodb,
+//     srv_conc_force_exit_innodb, srv_conc_force_enter_innodb) and
+//     handler/ha_innodb.cc (innobase_release_stat_resources), MySQL 5.1
+//     and the Plugin: innodb_thread_concurrency's gate with
+//     Options.ThreadConcurrency (gate.go) for calls carrying a Session,
+//     and the CONCURRENCY table Metrics prints.
 //   - INFORMATION_SCHEMA.INNODB_TABLESPACES, INNODB_INDEXES, INNODB_CMP,
 //     INNODB_CMP_PER_INDEX, INNODB_CMPMEM, INNODB_BUFFER_POOL_STATS and
 //     performance_schema's file_summary_by_instance: the tables Metrics
@@ -124,6 +130,16 @@
 // so a reader never follows a reference into freed pages; a scan, whose
 // cursor keeps a copy of each leaf, reads a row with off-page columns
 // again through its leaf before following them.
+//
+// With Options.ThreadConcurrency, a call whose context carries a Session
+// (WithSession) is a handler call: it enters the gate, or spends one of
+// the session's tickets, and the session stays inside until
+// Session.EndStatement or its last ticket; a scan makes one handler call
+// per row and sends the row (calls its callback) between two of them, as
+// ha_innobase::general_fetch does. A session that waits for a row lock
+// leaves the gate while it waits. The gate's counts are kept under its one
+// mutex, srv_conc_mutex, which every entry takes; calls without a Session
+// pass the gate untouched.
 //
 // # Caveats
 //

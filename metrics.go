@@ -36,6 +36,9 @@ type Metrics struct {
 	// Purge is purge's snapshot, zero (Threads 0) when Options.Purge is
 	// off.
 	Purge PurgeStats
+	// Gate is the concurrency gate's snapshot, zero (Limit 0) when
+	// Options.ThreadConcurrency is off.
+	Gate GateStats
 }
 
 // IndexMetrics describes one index tree (INNODB_INDEXES) with its
@@ -78,6 +81,9 @@ func (s *Store) Metrics() Metrics {
 	if s.purge != nil {
 		m.Purge = s.purge.stats()
 	}
+	if s.gate != nil {
+		m.Gate = s.gate.stats()
+	}
 	for _, t := range s.Tables() {
 		for _, p := range t.parts {
 			_, free := p.alloc.state()
@@ -106,6 +112,7 @@ func (m Metrics) Sub(prev Metrics) Metrics {
 	d.AdaptiveHash = m.AdaptiveHash.Sub(prev.AdaptiveHash)
 	d.ChangeBuffer = m.ChangeBuffer.Sub(prev.ChangeBuffer)
 	d.Purge = m.Purge.Sub(prev.Purge)
+	d.Gate = m.Gate.Sub(prev.Gate)
 	d.Indexes = make([]IndexMetrics, len(m.Indexes))
 	for i, x := range m.Indexes {
 		for _, px := range prev.Indexes {
@@ -131,8 +138,8 @@ func (m Metrics) Sub(prev Metrics) Metrics {
 
 // String prints INNODB_TABLESPACES, FILE_SUMMARY_BY_INSTANCE (the I/O per
 // file, as performance_schema names it), INNODB_INDEXES (which maps the
-// index ids of INNODB_CMP_PER_INDEX to names), BTREE, ADAPTIVE_HASH_INDEX
-// when it is on, and the pool's
+// index ids of INNODB_CMP_PER_INDEX to names), BTREE, ADAPTIVE_HASH_INDEX,
+// CHANGE_BUFFER, PURGE and CONCURRENCY when they are on, and the pool's
 // INNODB_BUFFER_POOL_STATS, INNODB_CMPMEM, INNODB_CMP,
 // INNODB_CMP_PER_INDEX and LOCKS.
 func (m Metrics) String() string {
@@ -174,6 +181,10 @@ func (m Metrics) String() string {
 	}
 	if m.Purge.Threads > 0 {
 		b.WriteString(m.Purge.String())
+		b.WriteByte('\n')
+	}
+	if m.Gate.Limit > 0 {
+		b.WriteString(m.Gate.String())
 		b.WriteByte('\n')
 	}
 	b.WriteString(m.Pool.String())

@@ -3,6 +3,7 @@ package zipsim
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/zipsim/zipsim/btree"
 	"github.com/zipsim/zipsim/bufpool"
@@ -81,6 +82,20 @@ type Options struct {
 	// PurgeThreads is innodb_purge_threads, 1..32; 0 means 4. Only with
 	// Purge.
 	PurgeThreads int
+	// ThreadConcurrency is innodb_thread_concurrency, 1..1000: at most
+	// that many sessions are inside the engine at once, the others sleep
+	// and queue (gate.go). Only calls whose context carries a Session
+	// pass the gate. 0 is no gate, the default from MySQL 5.4 and in the
+	// InnoDB Plugin; MySQL 5.1's builtin InnoDB had 8.
+	ThreadConcurrency int
+	// ConcurrencyTickets is innodb_concurrency_tickets, 1..1<<30: the
+	// handler calls a session makes after entering the gate before it has
+	// to enter again; 0 means 500. Only with ThreadConcurrency.
+	ConcurrencyTickets int
+	// ThreadSleepDelay is innodb_thread_sleep_delay, up to 1s: how long a
+	// session that finds the gate full sleeps before it queues; 0 means
+	// 10ms, negative means no sleep. Only with ThreadConcurrency.
+	ThreadSleepDelay time.Duration
 }
 
 // validate checks what Open does not leave to the layers below.
@@ -106,6 +121,18 @@ func (o Options) validate() error {
 	}
 	if o.PurgeThreads != 0 && !o.Purge {
 		return fmt.Errorf("zipsim: Options.PurgeThreads is %d but Purge is off: set Purge too, or leave it 0", o.PurgeThreads)
+	}
+	if o.ThreadConcurrency < 0 || o.ThreadConcurrency > 1000 {
+		return fmt.Errorf("zipsim: Options.ThreadConcurrency is %d: use 1..1000, 0 for no gate", o.ThreadConcurrency)
+	}
+	if o.ConcurrencyTickets < 0 || o.ConcurrencyTickets > 1<<30 {
+		return fmt.Errorf("zipsim: Options.ConcurrencyTickets is %d: use 1..%d, 0 for 500", o.ConcurrencyTickets, 1<<30)
+	}
+	if o.ThreadSleepDelay > time.Second {
+		return fmt.Errorf("zipsim: Options.ThreadSleepDelay is %v: use up to 1s, 0 for 10ms, negative for none", o.ThreadSleepDelay)
+	}
+	if o.ThreadConcurrency == 0 && (o.ConcurrencyTickets != 0 || o.ThreadSleepDelay != 0) {
+		return fmt.Errorf("zipsim: Options.ConcurrencyTickets and ThreadSleepDelay need ThreadConcurrency: set it too, or leave them 0")
 	}
 	if o.ChangeBufferMaxPct != 0 && !o.ChangeBuffering {
 		return fmt.Errorf("zipsim: Options.ChangeBufferMaxPct is %d but ChangeBuffering is off: set ChangeBuffering too, or leave it 0", o.ChangeBufferMaxPct)

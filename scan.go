@@ -70,6 +70,9 @@ func (t *Table) scan(ctx context.Context, i int, need []bool, from, to []Value, 
 	if err := s.checkPrefix(x, to); err != nil {
 		return fmt.Errorf("zipsim: %s: scan to: %w", t.name, err)
 	}
+	sess := t.session(ctx)
+	sess.enter()
+	defer sess.exit()
 	w := getWork()
 	defer putWork(w)
 	var lo, hi []byte
@@ -88,7 +91,7 @@ func (t *Table) scan(ctx context.Context, i int, need []bool, from, to []Value, 
 		}
 	}
 	w.row = sizeRow(w.row, len(s.cols))
-	v := visitor{t: t, ctx: ctx, x: x, w: w, fn: fn, need: need}
+	v := visitor{t: t, ctx: ctx, x: x, w: w, fn: fn, need: need, sess: sess}
 	if err := v.run(parts, i, lo, hi, reverse); err != nil {
 		return fmt.Errorf("zipsim: %s: scan of %s: %w", t.name, x.name, err)
 	}
@@ -104,6 +107,7 @@ type visitor struct {
 	fn   func(Row) bool
 	need []bool // the projection; nil for every column
 	err  error  // what stopped the scan, other than fn
+	sess *Session
 }
 
 // run visits the entries of index i in [lo, hi) of parts: one partition's
@@ -179,7 +183,12 @@ func (v *visitor) visit(p *partition, key, val []byte) bool {
 		v.err = err
 		return false
 	}
-	return v.fn(row)
+	// The row is sent between two handler calls [ha_innobase::general_fetch],
+	// each of which enters and leaves the gate.
+	v.sess.exit()
+	more := v.fn(row)
+	v.sess.enter()
+	return more
 }
 
 // fetch completes the row of secondary entry key from the clustered

@@ -53,6 +53,7 @@ type Store struct {
 	cb          *btree.ChangeBuffer // nil unless Options.ChangeBuffering
 	trxID       atomic.Uint64       // the last transaction id handed out
 	purge       *purger             // nil unless Options.Purge
+	gate        *gate               // nil unless Options.ThreadConcurrency
 }
 
 // Open opens the store in directory path, creating the directory if it is
@@ -107,6 +108,9 @@ func Open(path string, opts Options) (*Store, error) {
 		}
 	}
 	s.mu.Init(pool.Latches(), "dict_sys_mutex")
+	if opts.ThreadConcurrency > 0 {
+		s.gate = newGate(pool.Latches(), opts)
+	}
 	if cat == nil {
 		s.startPurge()
 		return s, nil

@@ -219,10 +219,11 @@ func (t *Table) checkPK(pk []Value) error {
 // lock.
 func rowLockHash(key []byte) uint64 { return xxhash.Sum64(key) }
 
-// lockRow locks the row lock stripe of hash h and returns it.
-func (t *Table) lockRow(h uint64) *latch.Mutex {
+// lockRow locks the row lock stripe of hash h for sess's call (nil: a
+// call outside the gate) and returns it.
+func (t *Table) lockRow(h uint64, sess *Session) *latch.Mutex {
 	mu := &t.locks[(h>>32)%rowLockStripes]
-	mu.Lock()
+	sess.lockRow(mu)
 	return mu
 }
 
@@ -277,11 +278,14 @@ func (t *Table) Insert(ctx context.Context, row Row) error {
 	if err := t.sch.checkRow(row); err != nil {
 		return fmt.Errorf("zipsim: %s: insert: %w", t.name, err)
 	}
+	sess := t.session(ctx)
+	sess.enter()
+	defer sess.exit()
 	w := getWork()
 	defer putWork(w)
 	s := t.sch
 	p, h := t.locate(w, row)
-	defer t.lockRow(h).Unlock()
+	defer t.lockRow(h, sess).Unlock()
 	if err := t.encodeRow(ctx, w, p, row, nil); err != nil {
 		return t.fail("insert", err)
 	}
@@ -336,6 +340,9 @@ func (t *Table) get(ctx context.Context, dst Row, need []bool, pk []Value) (Row,
 	if err := t.checkPK(pk); err != nil {
 		return dst, false, fmt.Errorf("zipsim: %s: get: %w", t.name, err)
 	}
+	sess := t.session(ctx)
+	sess.enter()
+	defer sess.exit()
 	w := getWork()
 	defer putWork(w)
 	p, _ := t.locatePK(w, pk)
@@ -409,11 +416,14 @@ func (t *Table) update(ctx context.Context, row Row, rewrite bool) error {
 	if err := t.sch.checkRow(row); err != nil {
 		return fmt.Errorf("zipsim: %s: update: %w", t.name, err)
 	}
+	sess := t.session(ctx)
+	sess.enter()
+	defer sess.exit()
 	w := getWork()
 	defer putWork(w)
 	s := t.sch
 	p, h := t.locate(w, row)
-	defer t.lockRow(h).Unlock()
+	defer t.lockRow(h, sess).Unlock()
 	if err := t.readOld(ctx, p, w, "update"); err != nil {
 		return err
 	}
@@ -465,11 +475,14 @@ func (t *Table) Delete(ctx context.Context, pk ...Value) error {
 	if err := t.checkPK(pk); err != nil {
 		return fmt.Errorf("zipsim: %s: delete: %w", t.name, err)
 	}
+	sess := t.session(ctx)
+	sess.enter()
+	defer sess.exit()
 	w := getWork()
 	defer putWork(w)
 	s := t.sch
 	p, h := t.locatePK(w, pk)
-	defer t.lockRow(h).Unlock()
+	defer t.lockRow(h, sess).Unlock()
 	if err := t.readOld(ctx, p, w, "delete"); err != nil {
 		return err
 	}
