@@ -290,8 +290,9 @@ type recorder struct {
 
 	// The worker's own state.
 	names  []string
-	drop   bool // the event began during warm-up: record nothing
-	evOps  int  // operations of the current event
+	sess   *zipsim.Session // the worker's place at the store's concurrency gate
+	drop   bool            // the event began during warm-up: record nothing
+	evOps  int             // operations of the current event
 	lastOp int
 	err    error // a misuse of Op, reported after Next returns
 	server serverCPU
@@ -301,14 +302,15 @@ type recorder struct {
 	_     [64]byte
 }
 
-func newRecorder(names []string, server serverCPU) *recorder {
-	r := &recorder{names: names, spare: newHistSet(len(names)), server: server}
+func newRecorder(names []string, sess *zipsim.Session, server serverCPU) *recorder {
+	r := &recorder{names: names, sess: sess, spare: newHistSet(len(names)), server: server}
 	r.active.Store(newHistSet(len(names)))
 	return r
 }
 
 // Op implements Recorder. It must be called from the goroutine running
-// Next. It then spends Config.StatementCPU, which ns does not include.
+// Next. It ends the statement at the concurrency gate and then spends
+// Config.StatementCPU, which ns does not include, outside it.
 func (r *recorder) Op(op int, ns int64) {
 	if op < 0 || op >= len(r.names) {
 		if r.err == nil {
@@ -316,6 +318,7 @@ func (r *recorder) Op(op int, ns int64) {
 		}
 		return
 	}
+	r.sess.EndStatement()
 	r.server.spend()
 	r.evOps++
 	r.lastOp = op
@@ -408,6 +411,7 @@ func (rn *runner) work(ctx context.Context, id int, wk Worker, rec *recorder) {
 		rec.begin(!measuring)
 		t0 := time.Now()
 		err := wk.Next(ctx, rec)
+		rec.sess.EndStatement() // a worker never stops holding a place others wait for
 		d := time.Since(t0)
 		if err == nil {
 			err = rec.err
@@ -458,7 +462,7 @@ func Run(ctx context.Context, cfg Config, st *zipsim.Store, w Workload, opt RunO
 		if workers[i], err = w.Worker(st, opt.Round*cfg.Threads+i); err != nil {
 			return nil, fmt.Errorf("sim: %s: worker %d: %w", w.Name(), i, err)
 		}
-		rn.recs = append(rn.recs, newRecorder(names, newServerCPU(cfg.StatementCPU, cfg.RowCPU)))
+		rn.recs = append(rn.recs, newRecorder(names, st.NewSession(), newServerCPU(cfg.StatementCPU, cfg.RowCPU)))
 	}
 	rep := &Report{Header: newHeader(cfg, w, st), Load: opt.Load}
 	var prof *os.File
@@ -488,7 +492,7 @@ func Run(ctx context.Context, cfg Config, st *zipsim.Store, w Workload, opt RunO
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rn.work(wctx, i, wk, rn.recs[i])
+			rn.work(zipsim.WithSession(wctx, rn.recs[i].sess), i, wk, rn.recs[i])
 		}()
 	}
 	go func() { wg.Wait(); close(allDone) }()

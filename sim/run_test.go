@@ -481,7 +481,7 @@ func TestRunSpaceAfter(t *testing.T) {
 // The recorder's swap hands over every value recorded, exactly once, while
 // the writer keeps recording.
 func TestRunRecorderSwapConcurrent(t *testing.T) {
-	rec := newRecorder([]string{"a", "b"}, serverCPU{})
+	rec := newRecorder([]string{"a", "b"}, nil, serverCPU{})
 	const n = 200_000
 	done := make(chan struct{})
 	go func() {
@@ -616,4 +616,36 @@ func TestRunRoundWorkerIDs(t *testing.T) {
 		}
 		require.ElementsMatch(t, want, f.ids)
 	}
+}
+
+// TestRunThroughGate: with ThreadConcurrency, Run gives each worker a
+// session, so every statement enters the gate once (its handler calls
+// then spend tickets) and leaves it at its end, and no worker keeps a
+// place after the run.
+func TestRunThroughGate(t *testing.T) {
+	cfg, err := Config{Workload: "sysbench", Threads: 4, Events: 30, ThreadConcurrency: 2,
+		Sysbench: SysbenchConfig{Tables: 1, Rows: 1000, Event: "oltp_read_only"}}.Validate()
+	require.NoError(t, err)
+	w, err := New(cfg)
+	require.NoError(t, err)
+	opts, err := cfg.StoreOptions(w.DataBytes())
+	require.NoError(t, err)
+	require.Equal(t, 2, opts.ThreadConcurrency)
+	st, err := zipsim.Open("", opts)
+	require.NoError(t, err)
+	defer st.Close()
+	_, err = Prepare(context.Background(), cfg, st, w, nil)
+	require.NoError(t, err)
+	before := st.Metrics().Gate
+	_, err = Run(context.Background(), cfg, st, w, RunOptions{})
+	require.NoError(t, err)
+	g := st.Metrics().Gate.Sub(before)
+	require.Equal(t, 2, g.Limit)
+	require.EqualValues(t, 30*(sbPointSelects+4), g.Enters, "one entry a statement: 10 point selects and 4 ranges an event")
+	require.Zero(t, g.Inside)
+	require.Zero(t, g.Waiting)
+	require.LessOrEqual(t, g.MaxInside, 2, "read-only statements wait for no row lock")
+
+	_, err = Config{Workload: "sysbench", ThreadConcurrency: 1001}.Validate()
+	require.ErrorContains(t, err, "use 1..1000")
 }

@@ -45,6 +45,7 @@ func (c Config) StoreOptions(dataBytes int64) (zipsim.Options, error) {
 		AdaptiveHashParts:     c.AdaptiveHashParts,
 		ChangeBuffering:       c.ChangeBuffering,
 		Purge:                 c.Purge,
+		ThreadConcurrency:     c.ThreadConcurrency,
 	}
 	if c.Frames == "per-miss" {
 		o.Pool.Frames = bufpool.PerMiss

@@ -71,15 +71,24 @@ func t145BenchOpen(b *testing.B, d *t145Data, cfg Config) *zipsim.Store {
 	return st
 }
 
-// t145NopRec counts ops and spends the Config's server-layer CPU, as
-// Run's recorder does, but keeps no histograms.
+// t145NopRec counts ops, ends statements at the concurrency gate and
+// spends the Config's server-layer CPU, as Run's recorder does, but keeps
+// no histograms.
 type t145NopRec struct {
 	ops    int64
+	sess   *zipsim.Session
 	server serverCPU
 }
 
-func (r *t145NopRec) Op(int, int64) { r.server.spend(); r.ops++ }
+func (r *t145NopRec) Op(int, int64) { r.sess.EndStatement(); r.server.spend(); r.ops++ }
 func (r *t145NopRec) Rows(n int)    { r.server.spendRows(n) }
+
+// next runs wk's next event as a worker of Run does.
+func (r *t145NopRec) next(wk Worker) error {
+	err := wk.Next(zipsim.WithSession(context.Background(), r.sess), r)
+	r.sess.EndStatement()
+	return err
+}
 
 // t145Bench runs cfg's events on st with b.RunParallel after warmup and
 // reports events/s, ops per event and the pool's counters; it returns
@@ -94,7 +103,6 @@ func t145Bench(b *testing.B, cfg Config, st *zipsim.Store, warmup time.Duration)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
 	var id atomic.Int64
 	worker := func() Worker {
 		wk, err := w.Worker(st, int(id.Add(1)))
@@ -104,9 +112,9 @@ func t145Bench(b *testing.B, cfg Config, st *zipsim.Store, warmup time.Duration)
 		return wk
 	}
 	// Warm the pool to its steady state, one worker, not timed.
-	wk, rec := worker(), &t145NopRec{server: newServerCPU(cfg.StatementCPU, cfg.RowCPU)}
+	wk, rec := worker(), &t145NopRec{sess: st.NewSession(), server: newServerCPU(cfg.StatementCPU, cfg.RowCPU)}
 	for end := time.Now().Add(warmup); time.Now().Before(end); {
-		if err := wk.Next(ctx, rec); err != nil {
+		if err := rec.next(wk); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -115,9 +123,9 @@ func t145Bench(b *testing.B, cfg Config, st *zipsim.Store, warmup time.Duration)
 	b.ResetTimer()
 	start := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
-		wk, rec := worker(), &t145NopRec{server: newServerCPU(cfg.StatementCPU, cfg.RowCPU)}
+		wk, rec := worker(), &t145NopRec{sess: st.NewSession(), server: newServerCPU(cfg.StatementCPU, cfg.RowCPU)}
 		for pb.Next() {
-			if err := wk.Next(ctx, rec); err != nil {
+			if err := rec.next(wk); err != nil {
 				b.Error(err)
 				return
 			}

@@ -28,7 +28,10 @@ import (
 // Global (its one buffer pool mutex, taken on every page fix) with the
 // builtin's latches (BuiltinLatches: rw-lock state changed under a mutex
 // of each latch's own, test-and-set mutexes that spin 20 rounds and then
-// sleep in one sync array). lock=sharded is the targets' stand-in for the
+// sleep in one sync array) and 5.1's default innodb_thread_concurrency of
+// 8 (zipsim.Options.ThreadConcurrency: each statement enters the gate
+// under one mutex and leaves at its end; with 8 threads nobody queues).
+// lock=sharded is the targets' stand-in for the
 // plugin's less contended pool paths: Split (8.0's per-instance mutexes,
 // no list mutex on a hit) with the plugin's latches (PluginLatches:
 // rw-locks of one atomic word; the same mutexes and sync array, spinning
@@ -91,15 +94,21 @@ func t5Lockings(kbs int) []string {
 	return []string{"global", "split"}
 }
 
-// t5Arm gives an arm's Config.Locking and Config.Latches.
-func t5Arm(arm string) (locking, latches string) {
+// t5BuiltinConcurrency is innodb_thread_concurrency in MySQL 5.1's
+// builtin InnoDB, which the seed ran at its defaults; the Plugin's
+// default, from 1.0.3, is 0, no gate (BENCHMARKS.md, T5).
+const t5BuiltinConcurrency = 8
+
+// t5Arm sets an arm's Config.Locking, Latches and ThreadConcurrency.
+func t5Arm(cfg *Config, arm string) {
 	switch arm {
 	case "global":
-		return "global", "builtin"
+		cfg.Locking, cfg.Latches, cfg.ThreadConcurrency = "global", "builtin", t5BuiltinConcurrency
 	case t5GlobalPlugin:
-		return "global", "plugin"
+		cfg.Locking, cfg.Latches = "global", "plugin"
+	default:
+		cfg.Locking, cfg.Latches = arm, "plugin"
 	}
-	return arm, "plugin"
 }
 
 type t5Key struct {
@@ -124,7 +133,7 @@ func runT5(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 				StatementCPU: t4StatementCPU, RowCPU: t1RowCPU, AdaptiveHash: true, AdaptiveHashParts: 1,
 				Sysbench: SysbenchConfig{Tables: 1, Rows: t5Rows, DataStyle: "legacy04", Dist: "special"},
 			})
-			cfg.Locking, cfg.Latches = t5Arm(locking)
+			t5Arm(&cfg, locking)
 			if kbs == 0 {
 				cfg.RowFormat = "dynamic"
 			} else {
@@ -237,18 +246,28 @@ func runT5(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	}
 	n := float64(len(kbss) - 1)
 	out.Notef("each statement spends %v and each row a range reads %v of modelled server-layer CPU (Config.StatementCPU, RowCPU), MariaDB's in T1's and T4's shapes on this project's machine; every arm runs %s; c arms compress with %s (InnoDB's deflate)", t4StatementCPU, t1RowCPU, engine51Note, seedCodec)
-	out.Notef("lock=global is the 5.1 builtin engine: bufpool Global (pool-wide mutexes, the pool mutex on every page fix) with builtin latches (every shared latch enters the latch's own mutex; waits spin 20 rounds, then sleep in one sync array); lock=sharded is the targets' stand-in for the plugin: Split with %d instances and the plugin's latches (one atomic word per rw-lock; waits spin 30 rounds with PAUSE, then sleep in the sync array); the 5.1.47 plugin still took one pool mutex on every page get, which the third arm (global with the plugin's latches) keeps; every store runs the adaptive hash index with one btr_search_latch, as 5.1 did; c sharded/global geometric mean over KBS 16..1: RO %.3f, RW %.3f",
-		t5Inst, math.Exp(gm[0]/n), math.Exp(gm[1]/n))
+	out.Notef("lock=global is the 5.1 builtin engine: bufpool Global (pool-wide mutexes, the pool mutex on every page fix) with builtin latches (every shared latch enters the latch's own mutex; waits spin 20 rounds, then sleep in one sync array) and its default innodb_thread_concurrency=%d (each statement enters the gate under srv_conc_mutex and leaves it at its end); lock=sharded is the targets' stand-in for the plugin: Split with %d instances and the plugin's latches (one atomic word per rw-lock; waits spin 30 rounds with PAUSE, then sleep in the sync array); the 5.1.47 plugin still took one pool mutex on every page get, which the third arm (global with the plugin's latches) keeps; every store runs the adaptive hash index with one btr_search_latch, as 5.1 did; c sharded/global geometric mean over KBS 16..1: RO %.3f, RW %.3f",
+		t5BuiltinConcurrency, t5Inst, math.Exp(gm[0]/n), math.Exp(gm[1]/n))
 	// The two halves of the builtin's cost, on the uncompressed table.
 	for _, ev := range []string{ro, rw} {
 		b, a := reps[t5Key{0, "global", ev}], reps[t5Key{0, t5GlobalPlugin, ev}]
 		arr, _ := b.Metrics.Pool.Latches.Get("sync_array_mutex")
-		out.Notef("u %s: the builtin's latches cost %.3fx (global with the plugin's latches / global: the engine-faithful plugin over the builtin) and its pool mutex %.3fx (sharded / global with the plugin's latches); with builtin latches the page latches waited %.2f%% of thread time (plugin's: %.2f%%) and the index locks %.2f%% (%.2f%%), and the sync array saw %.3f sleeps a transaction (its mutex taken %.2f times a transaction)",
+		out.Notef("u %s: the builtin's latches and concurrency gate cost %.3fx (global with the plugin's latches and no gate / global: the engine-faithful plugin over the builtin) and its pool mutex %.3fx (sharded / global with the plugin's latches); with builtin latches the page latches waited %.2f%% of thread time (plugin's: %.2f%%) and the index locks %.2f%% (%.2f%%), and the sync array saw %.3f sleeps a transaction (its mutex taken %.2f times a transaction)",
 			map[string]string{ro: "RO", rw: "RW"}[ev],
 			t145Paired(arms[t5Key{0, t5GlobalPlugin, ev}], arms[t5Key{0, "global", ev}], t145TPS),
 			t145Paired(arms[t5Key{0, "split", ev}], arms[t5Key{0, t5GlobalPlugin, ev}], t145TPS),
 			100*t145Wait(b, "block_lock"), 100*t145Wait(a, "block_lock"), 100*t145Wait(b, "index_lock"), 100*t145Wait(a, "index_lock"),
 			t145Ratio(float64(b.Metrics.Pool.Latches.OSWaits), float64(b.Totals.Events)), t145Ratio(float64(arr.Acquisitions), float64(b.Totals.Events)))
+	}
+	// The builtin's gate: how often its one mutex was entered, and
+	// whether anyone had to wait at it.
+	for _, ev := range []string{ro, rw} {
+		r := reps[t5Key{0, "global", ev}]
+		g := r.Metrics.Gate
+		mu, _ := r.Metrics.Pool.Latches.Get("srv_conc_mutex")
+		out.Notef("u %s under global locking, innodb_thread_concurrency=%d: %.2f gate entries a transaction, srv_conc_mutex taken %.2f times a transaction and waited %.3f%% of thread time, %d sleeps and %d queued at the gate, at most %d inside",
+			map[string]string{ro: "RO", rw: "RW"}[ev], g.Limit, t145Ratio(float64(g.Enters), float64(r.Totals.Events)),
+			t145Ratio(float64(mu.Acquisitions), float64(r.Totals.Events)), 100*t145Wait(r, "srv_conc_mutex"), g.Sleeps, g.Queued, g.MaxInside)
 	}
 	for _, k := range kbss {
 		line := fmt.Sprintf("%-6s rows/leaf %5.1f, %5d leaves, %6.2f MiB;", t5Label(k), rowsPerLeaf[k], leaves[k], t145MiB(diskBytes[k]))

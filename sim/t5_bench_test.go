@@ -27,7 +27,7 @@ func BenchmarkT5(b *testing.B) {
 				b.Run(name, func(b *testing.B) {
 					cfg := engine51(Config{Workload: "sysbench", Seed: 1, Instances: t5Inst, PoolBytes: t5Pool, StatementCPU: t4StatementCPU, RowCPU: t1RowCPU, AdaptiveHash: true, AdaptiveHashParts: 1,
 						Sysbench: SysbenchConfig{Tables: 1, Rows: t5Rows, DataStyle: "legacy04", Dist: "special", Event: ev}})
-					cfg.Locking, cfg.Latches = t5Arm(locking)
+					t5Arm(&cfg, locking)
 					if kbs == 0 {
 						cfg.RowFormat = "dynamic"
 					} else {

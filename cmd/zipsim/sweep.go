@@ -22,7 +22,8 @@ const sweepAbout = `Runs once per value of one knob, given as a comma-separated 
 flag is as for zipsim run. When the swept knob only changes how the data is
 run (threads, duration, events, warmup, interval, event, dist, range-size,
 table-per-statement, pool, pool-ratio, instances, locking, latches,
-old-blocks-time, io), the data is loaded once and each run gets a fresh copy; otherwise each run loads its own.
+old-blocks-time, io, thread-concurrency), the data is loaded once and each
+run gets a fresh copy; otherwise each run loads its own.
 Writes report.csv (one row per run), report.json (an array of the runs'
 reports), report.txt (a summary table and each run's report) and one plot,
 sweep-KNOB.png, into --out.`
@@ -49,6 +50,7 @@ var runKnobs = map[string]bool{
 	"threads": true, "duration": true, "events": true, "warmup": true, "interval": true, "event": true,
 	"dist": true, "range-size": true, "table-per-statement": true, "pool": true, "pool-ratio": true,
 	"instances": true, "locking": true, "latches": true, "old-blocks-time": true, "io": true,
+	"thread-concurrency": true,
 }
 
 func cmdSweep(ctx context.Context, e *env, args []string) error {
