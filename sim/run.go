@@ -465,13 +465,11 @@ func Run(ctx context.Context, cfg Config, st *zipsim.Store, w Workload, opt RunO
 		rn.recs = append(rn.recs, newRecorder(names, st.NewSession(), newServerCPU(cfg.StatementCPU, cfg.RowCPU)))
 	}
 	rep := &Report{Header: newHeader(cfg, w, st), Load: opt.Load}
-	var prof *os.File
-	if opt.CPUProfile != "" {
-		if prof, err = os.Create(opt.CPUProfile); err != nil {
-			return nil, fmt.Errorf("sim: cpu profile: %w", err)
-		}
-		defer prof.Close()
+	prof, err := createProfile(opt.CPUProfile)
+	if err != nil {
+		return nil, err
 	}
+	defer prof.close() // after an early return; the measured path closes it first
 
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -484,7 +482,7 @@ func Run(ctx context.Context, cfg Config, st *zipsim.Store, w Workload, opt RunO
 	if cfg.Warmup == 0 {
 		col = newCollector(rn, rep)
 		rn.measuring.Store(true)
-		if err := startProfile(prof); err != nil {
+		if err := prof.start(); err != nil {
 			return nil, err
 		}
 	}
@@ -511,7 +509,7 @@ func Run(ctx context.Context, cfg Config, st *zipsim.Store, w Workload, opt RunO
 		// The baseline, then the measurement starts.
 		col = newCollector(rn, rep)
 		rn.measuring.Store(true)
-		if err := startProfile(prof); err != nil {
+		if err := prof.start(); err != nil {
 			rn.stop.Store(true)
 			cancel()
 			<-allDone
@@ -584,12 +582,9 @@ loop:
 	}
 	// No new events; those in flight record into sets nobody reads.
 	rn.stop.Store(true)
-	if prof != nil {
-		pprof.StopCPUProfile()
-		if err := prof.Close(); err != nil {
-			<-allDone
-			return nil, fmt.Errorf("sim: cpu profile: %w", err)
-		}
+	if err := prof.close(); err != nil {
+		<-allDone
+		return nil, fmt.Errorf("sim: cpu profile: %w", err)
 	}
 	if err := rn.failure(); err != nil {
 		<-allDone
@@ -614,18 +609,55 @@ loop:
 	return rep, runErr
 }
 
-// startProfile starts the CPU profile into f, when there is one; when it
-// cannot (another profile runs), it removes the empty file.
-func startProfile(f *os.File) error {
-	if f == nil {
+// cpuProfile is Run's CPU profile (RunOptions.CPUProfile): its file is
+// created before the workers start, profiling starts with the
+// measurement, and close stops it and closes the file once, whichever
+// return comes first.
+type cpuProfile struct {
+	f       *os.File // nil without a profile, or once closed
+	running bool
+}
+
+func createProfile(path string) (*cpuProfile, error) {
+	if path == "" {
+		return &cpuProfile{}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("sim: cpu profile: %w", err)
+	}
+	return &cpuProfile{f: f}, nil
+}
+
+// start starts profiling into the file; when it cannot (another profile
+// runs), it removes the empty file.
+func (p *cpuProfile) start() error {
+	if p.f == nil {
 		return nil
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		os.Remove(f.Name())
+	if err := pprof.StartCPUProfile(p.f); err != nil {
+		name := p.f.Name()
+		p.close()
+		os.Remove(name)
 		return fmt.Errorf("sim: cpu profile: %w", err)
 	}
+	p.running = true
 	return nil
+}
+
+// close stops profiling if it runs and closes the file; later calls do
+// nothing.
+func (p *cpuProfile) close() error {
+	if p.f == nil {
+		return nil
+	}
+	if p.running {
+		pprof.StopCPUProfile()
+		p.running = false
+	}
+	err := p.f.Close()
+	p.f = nil
+	return err
 }
 
 // collector turns swapped histograms and snapshots into intervals.
