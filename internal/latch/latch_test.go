@@ -384,3 +384,40 @@ func TestCompareNames(t *testing.T) {
 	}
 	require.Equal(t, []string{"#z", "w", "x", "x#02", "x#2", "x#10", "x#a", "x_y"}, got)
 }
+
+// TestLockOr: a free mutex is taken without calling onWait; a taken one
+// calls it once, before waiting, and counts a contended acquisition with
+// its wait, in every implementation.
+func TestLockOr(t *testing.T) {
+	for _, impl := range []Impl{Go, Builtin, Plugin} {
+		t.Run("impl="+impl.String(), func(t *testing.T) {
+			r := NewRegistry(Options{Impl: impl})
+			var m Mutex
+			m.Init(r, "m")
+			calls := 0
+			require.False(t, m.LockOr(func() { calls++ }))
+			require.Zero(t, calls)
+			done := make(chan bool)
+			go func() {
+				done <- m.LockOr(func() { calls++ })
+				m.Unlock()
+			}()
+			require.Eventually(t, func() bool { st, _ := r.Snapshot().Get("m"); return st.Contended == 1 }, 5*time.Second, time.Millisecond)
+			time.Sleep(time.Millisecond)
+			m.Unlock()
+			require.True(t, <-done)
+			require.Equal(t, 1, calls)
+			st, _ := r.Snapshot().Get("m")
+			require.EqualValues(t, 2, st.Acquisitions)
+			require.EqualValues(t, 1, st.Contended)
+			require.Positive(t, st.Wait)
+		})
+	}
+	var plain Mutex // never initialised: a plain lock
+	plain.Lock()
+	blocked, waited := make(chan struct{}), make(chan bool)
+	go func() { waited <- plain.LockOr(func() { close(blocked) }); plain.Unlock() }()
+	<-blocked
+	plain.Unlock()
+	require.True(t, <-waited)
+}

@@ -128,7 +128,7 @@ func (m *Mutex) Lock() {
 		return
 	}
 	if !m.mu.TryLock() {
-		m.lockSlow()
+		m.lockSlow(nil)
 		return
 	}
 	if sampled(m.acq.inc()) {
@@ -138,28 +138,56 @@ func (m *Mutex) Lock() {
 
 // lockSlow is the contended path: the wait is timed from just before
 // blocking to just after acquiring, so it includes the time the runtime
-// took to schedule this goroutine once the lock was handed to it.
-func (m *Mutex) lockSlow() {
+// took to schedule this goroutine once the lock was handed to it. In
+// InnoDB's implementations it is mutex_spin_wait after a failed
+// test-and-set. onWait, when not nil, runs first (LockOr).
+func (m *Mutex) lockSlow(onWait func()) {
 	t0 := now()
 	m.cold.contended.Add(1)
-	m.mu.Lock()
+	switch {
+	case onWait != nil:
+		onWait()
+		if m.mode > modeCounted {
+			m.ib.enter()
+		} else {
+			m.mu.Lock()
+		}
+	case m.mode > modeCounted:
+		m.ib.spinWait()
+	default:
+		m.mu.Lock()
+	}
 	t1 := now()
 	m.cold.addWait(t1 - t0)
 	countAcquired(&m.acq, &m.holdStart, t1)
 }
 
 // lockInno is Lock for InnoDB's implementations: a failed test-and-set
-// makes the acquisition contended and times mutex_spin_wait.
+// makes the acquisition contended.
 func (m *Mutex) lockInno() {
-	var t1 int64
 	if !m.ib.tryEnter() {
-		t0 := now()
-		m.cold.contended.Add(1)
-		m.ib.spinWait()
-		t1 = now()
-		m.cold.addWait(t1 - t0)
+		m.lockSlow(nil)
+		return
 	}
-	countAcquired(&m.acq, &m.holdStart, t1)
+	countAcquired(&m.acq, &m.holdStart, 0)
+}
+
+// LockOr locks m as Lock does, but when m is taken it first calls onWait:
+// a caller that gives something up while it waits (InnoDB's lock wait
+// leaving the concurrency gate) does it there. The acquisition counts as
+// contended and its wait is timed from before onWait. It reports whether
+// m was taken.
+func (m *Mutex) LockOr(onWait func()) bool {
+	if m.TryLock() {
+		return false
+	}
+	if m.mode < modeCounted {
+		onWait()
+		m.mu.Lock()
+		return true
+	}
+	m.lockSlow(onWait)
+	return true
 }
 
 // countAcquired counts an exclusive acquisition that the caller has just
