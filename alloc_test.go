@@ -113,13 +113,20 @@ func TestZeroAllocsGate(t *testing.T) {
 		if row, _, err = tb.Get(sctx, row, zipsim.Int(id%100)); err != nil {
 			t.Fatal(err)
 		}
-		sess.EndStatement()
+		sess.Leave()
 		w[0], w[1] = zipsim.Int(id%100), zipsim.Int(id%10+1)
 		if err := tb.Update(sctx, w); err != nil {
 			t.Fatal(err)
 		}
-		sess.EndStatement()
+		sess.Leave()
 		id += 7
 	}))
 	require.Positive(t, st.Metrics().Gate.Enters)
+	scanAllocs := testing.AllocsPerRun(50, func() {
+		if err := tb.Scan(sctx, nil, nil, false, func(zipsim.Row) bool { return true }); err != nil {
+			t.Fatal(err)
+		}
+		sess.Leave()
+	})
+	require.Less(t, scanAllocs, float64(100/50), "a gated scan of 100 rows allocates per call, not per row")
 }

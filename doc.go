@@ -134,9 +134,10 @@
 // With Options.ThreadConcurrency, a call whose context carries a Session
 // (WithSession) is a handler call: it enters the gate, or spends one of
 // the session's tickets, and the session stays inside until
-// Session.EndStatement or its last ticket; a scan makes one handler call
-// per row and sends the row (calls its callback) between two of them, as
-// ha_innobase::general_fetch does. A session that waits for a row lock
+// Session.Leave (the statement's end, or in 5.1 each row sent to the
+// client) or its last ticket; a scan makes one handler call per row and
+// runs its callback between two of them, as ha_innobase::general_fetch
+// does. A session that waits for a row lock
 // leaves the gate while it waits. The gate's counts are kept under its one
 // mutex, srv_conc_mutex, which every entry takes; calls without a Session
 // pass the gate untouched.

@@ -19,7 +19,7 @@ import (
 // the sleep is off), tries again, then waits in a FIFO queue until a
 // leaving session hands it its place. Entering sets the session's tickets;
 // each later handler call spends one instead of taking the mutex, and a
-// session keeps its place while it has tickets, until its statement ends.
+// session keeps its place while it has tickets, until it leaves.
 type gate struct {
 	mu      latch.Mutex // srv_conc_mutex
 	limit   int         // srv_thread_concurrency
@@ -56,13 +56,15 @@ func newGate(r *latch.Registry, o Options) *gate {
 // (Options.ThreadConcurrency): InnoDB keeps it in the connection's trx_t
 // (declared_to_be_inside_innodb, n_tickets_to_enter_innodb). Only calls
 // whose context carries a Session (WithSession) pass the gate; the first
-// call of a statement enters it and the session stays inside until
-// EndStatement, or until its tickets run out. A Session belongs to one
-// goroutine at a time, as a connection's thread does, and gates only the
-// calls of the store that made it.
+// call of a statement enters it and the session stays inside until Leave,
+// or until its tickets run out. A Session belongs to one goroutine at a
+// time, as a connection's thread does, and gates only the calls of the
+// store that made it.
 //
 // A session inside the gate holds a place others may be waiting for: a
-// goroutine must call EndStatement before it stops using its session.
+// goroutine must call Leave before it stops using its session. A call
+// waiting for a place waits as InnoDB's threads do, whatever its
+// context: cancelling it does not end the wait.
 type Session struct {
 	g       *gate
 	inside  bool
@@ -79,9 +81,16 @@ func (s *Store) NewSession() *Session {
 
 type sessionKey struct{}
 
-// WithSession returns a context whose calls pass the gate as sess.
+// WithSession returns a context whose calls pass the gate as sess; a nil
+// sess makes them pass it untouched.
 func WithSession(ctx context.Context, sess *Session) context.Context {
 	return context.WithValue(ctx, sessionKey{}, sess)
+}
+
+// SessionOf returns the session ctx carries, or nil.
+func SessionOf(ctx context.Context) *Session {
+	sess, _ := ctx.Value(sessionKey{}).(*Session)
+	return sess
 }
 
 // session returns the session of ctx that t's store gates, or nil.
@@ -90,7 +99,7 @@ func (t *Table) session(ctx context.Context) *Session {
 	if g == nil {
 		return nil
 	}
-	if sess, ok := ctx.Value(sessionKey{}).(*Session); ok && sess.g == g {
+	if sess := SessionOf(ctx); sess != nil && sess.g == g {
 		return sess
 	}
 	return nil
@@ -125,13 +134,13 @@ func (sess *Session) enter() {
 		}
 		if g.inside >= g.limit {
 			g.queue(sess) // returns with g.mu held and sess let in
-			sess.admit()
+			sess.admit(g.tickets)
 			g.mu.Unlock()
 			return
 		}
 	}
 	g.inside++
-	sess.admit()
+	sess.admit(g.tickets)
 	g.mu.Unlock()
 }
 
@@ -156,9 +165,9 @@ func (g *gate) queue(sess *Session) {
 	g.queueWait += wait
 }
 
-// admit declares sess inside with fresh tickets; g.mu held.
-func (sess *Session) admit() {
-	sess.inside, sess.tickets = true, sess.g.tickets
+// admit declares sess inside with tickets; g.mu held.
+func (sess *Session) admit(tickets int) {
+	sess.inside, sess.tickets = true, tickets
 	sess.g.maxInside = max(sess.g.maxInside, sess.g.inside)
 }
 
@@ -171,11 +180,14 @@ func (sess *Session) exit() {
 	sess.leave()
 }
 
-// EndStatement leaves the gate at the end of a statement
-// [innobase_release_stat_resources, srv_conc_force_exit_innodb], giving
-// the session's place to the first queued session. It does nothing for a
-// session outside the gate.
-func (sess *Session) EndStatement() {
+// Leave leaves the gate [srv_conc_force_exit_innodb], giving the
+// session's place to the first queued session; it does nothing for a
+// session outside. MySQL leaves at the end of every statement
+// [innobase_release_stat_resources, from external_lock], and 5.1's server
+// also whenever it passes control to the client, such as for every row it
+// sends [select_send::send_data, ha_release_temporary_latches]; the next
+// handler call then enters again through the mutex.
+func (sess *Session) Leave() {
 	if sess != nil && sess.inside {
 		sess.leave()
 	}
@@ -206,26 +218,24 @@ func (sess *Session) leave() {
 	}
 }
 
-// lockRow takes a row lock for a session's call: a session that must wait
+// lockRow takes a row lock for a session's call. A session that must wait
 // for it leaves the gate while it waits and comes back regardless of the
-// limit [srv_suspend_mysql_thread, srv_conc_force_enter_innodb], so that
-// the lock's holder can get in to finish.
+// limit, with one ticket, as InnoDB's lock waits do [srv_suspend_mysql_thread,
+// srv_conc_force_enter_innodb]: a thread waiting for a lock does not keep
+// a place from the threads that can run.
 func (sess *Session) lockRow(mu *latch.Mutex) {
 	if sess == nil || !sess.inside {
 		mu.Lock()
 		return
 	}
-	if mu.TryLock() {
+	if !mu.LockOr(sess.leave) {
 		return
 	}
-	sess.leave()
-	mu.Lock()
 	g := sess.g
 	g.mu.Lock()
 	g.inside++
 	g.forceEnters++
-	sess.inside, sess.tickets = true, 1
-	g.maxInside = max(g.maxInside, g.inside)
+	sess.admit(1)
 	g.mu.Unlock()
 }
 

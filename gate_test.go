@@ -64,7 +64,7 @@ func get(tb *zipsim.Table, ctx context.Context, sess *zipsim.Session, id int64, 
 		_, _, err := tb.Get(ctx, nil, zipsim.Int(id))
 		done <- err
 		<-end
-		sess.EndStatement()
+		sess.Leave()
 	}()
 	return done
 }
@@ -91,9 +91,9 @@ func TestGateQueuesInOrder(t *testing.T) {
 	<-inA
 	endB, endC := make(chan struct{}), make(chan struct{})
 	doneB := get(tb, zipsim.WithSession(ctx, sb), sb, 1, endB)
-	waitGate(t, st, func(g zipsim.GateStats) bool { return g.Waiting == 1 })
+	waitGate(t, st, func(g zipsim.GateStats) bool { return g.Queued == 1 })
 	doneC := get(tb, zipsim.WithSession(ctx, sc), sc, 2, endC)
-	waitGate(t, st, func(g zipsim.GateStats) bool { return g.Waiting == 2 })
+	waitGate(t, st, func(g zipsim.GateStats) bool { return g.Queued == 2 })
 
 	_, found, err := tb.Get(ctx, nil, zipsim.Int(3))
 	require.NoError(t, err)
@@ -102,7 +102,7 @@ func TestGateQueuesInOrder(t *testing.T) {
 	close(release)
 	require.NoError(t, wait(t, doneA, "A's scan"))
 	notYet(t, doneB, "B's Get, with A's statement still open")
-	sa.EndStatement()
+	sa.Leave()
 	require.NoError(t, wait(t, doneB, "B's Get"))
 	notYet(t, doneC, "C's Get, queued behind B")
 	close(endB)
@@ -141,13 +141,13 @@ func TestGateTickets(t *testing.T) {
 	g = st.Metrics().Gate
 	require.EqualValues(t, 3, g.Enters)
 	require.Equal(t, 1, g.Inside)
-	sess.EndStatement()
+	sess.Leave()
 	require.Zero(t, st.Metrics().Gate.Inside)
 
 	before := st.Metrics().Gate
 	rows := 0
 	require.NoError(t, tb.Scan(sctx, nil, nil, false, func(zipsim.Row) bool { rows++; return true }))
-	sess.EndStatement()
+	sess.Leave()
 	require.Equal(t, 100, rows)
 	require.EqualValues(t, 26, st.Metrics().Gate.Sub(before).Enters, "101 handler calls, 4 a mutex entry")
 }
@@ -163,9 +163,27 @@ func TestGateSleepsOnce(t *testing.T) {
 	done := get(tb, zipsim.WithSession(ctx, sb), sb, 2, end)
 	waitGate(t, st, func(g zipsim.GateStats) bool { return g.Queued == 1 })
 	require.EqualValues(t, 1, st.Metrics().Gate.Sleeps)
-	sa.EndStatement()
+	sa.Leave()
 	require.NoError(t, wait(t, done, "B's Get"))
 	close(end)
+}
+
+// TestGateSleepThenEnter: a session whose place came free while it slept
+// enters without queueing.
+func TestGateSleepThenEnter(t *testing.T) {
+	st, tb := openGated(t, 1, 0, 300*time.Millisecond)
+	sa, sb := st.NewSession(), st.NewSession()
+	_, _, err := tb.Get(zipsim.WithSession(ctx, sa), nil, zipsim.Int(1))
+	require.NoError(t, err)
+	end := make(chan struct{})
+	done := get(tb, zipsim.WithSession(ctx, sb), sb, 2, end)
+	waitGate(t, st, func(g zipsim.GateStats) bool { return g.Waiting == 1 }) // B sleeps
+	sa.Leave()
+	require.NoError(t, wait(t, done, "B's Get"))
+	close(end)
+	g := st.Metrics().Gate
+	require.EqualValues(t, 1, g.Sleeps)
+	require.Zero(t, g.Queued)
 }
 
 // TestGateRowLockWait: a session waiting for a row lock leaves the gate,
@@ -189,7 +207,7 @@ func TestGateRowLockWait(t *testing.T) {
 	require.EqualValues(t, 1, g.ForceEnters)
 	require.Equal(t, 2, g.Inside, "A came back over the limit, B's statement is open")
 	close(end)
-	sa.EndStatement()
+	sa.Leave()
 	waitGate(t, st, func(g zipsim.GateStats) bool { return g.Inside == 0 })
 }
 
@@ -207,7 +225,7 @@ func TestGateNestedCall(t *testing.T) {
 		})
 	}()
 	require.NoError(t, wait(t, done, "a scan whose callback calls Get"))
-	sess.EndStatement()
+	sess.Leave()
 	require.Zero(t, st.Metrics().Gate.Inside)
 }
 
@@ -235,7 +253,53 @@ func TestGateOptions(t *testing.T) {
 	_, found, err := tb.Get(zipsim.WithSession(ctx, sess), nil, zipsim.Int(1))
 	require.NoError(t, err)
 	require.True(t, found)
-	sess.EndStatement()
+	sess.Leave()
 	require.Zero(t, st.Metrics().Gate)
 	require.False(t, strings.Contains(st.Metrics().String(), "CONCURRENCY"))
+}
+
+// TestGateLeavePerRow: a scan whose callback leaves the gate for each row,
+// as 5.1's server does when it sends a row to the client, enters again
+// through the mutex for every later handler call.
+func TestGateLeavePerRow(t *testing.T) {
+	st, tb := openGated(t, 1, 0, -1)
+	sess := st.NewSession()
+	sctx := zipsim.WithSession(ctx, sess)
+	before := st.Metrics().Gate
+	rows := 0
+	require.NoError(t, tb.Scan(sctx, nil, nil, false, func(zipsim.Row) bool {
+		rows++
+		zipsim.SessionOf(sctx).Leave()
+		return true
+	}))
+	sess.Leave()
+	require.Equal(t, 100, rows)
+	require.EqualValues(t, 101, st.Metrics().Gate.Sub(before).Enters, "every handler call enters")
+	require.Zero(t, st.Metrics().Gate.Inside)
+}
+
+// TestGateUngated: a nil session, another store's session and AddIndex's
+// build pass a full gate untouched.
+func TestGateUngated(t *testing.T) {
+	st, tb := openGated(t, 1, 0, -1)
+	other, _ := openGated(t, 1, 0, -1)
+	sa := st.NewSession()
+	_, _, err := tb.Get(zipsim.WithSession(ctx, sa), nil, zipsim.Int(1))
+	require.NoError(t, err)
+	require.Equal(t, 1, st.Metrics().Gate.Inside, "A keeps the one place")
+	enters := st.Metrics().Gate.Enters
+	for _, c := range []context.Context{zipsim.WithSession(ctx, nil), zipsim.WithSession(ctx, other.NewSession())} {
+		_, found, err := tb.Get(c, nil, zipsim.Int(2))
+		require.NoError(t, err)
+		require.True(t, found)
+	}
+	sb := st.NewSession()
+	done := make(chan error, 1)
+	go func() {
+		done <- tb.AddIndex(zipsim.WithSession(ctx, sb), zipsim.IndexDef{Name: "c_idx", Columns: []string{"c"}})
+	}()
+	require.NoError(t, wait(t, done, "AddIndex with a session, the gate full"))
+	require.Equal(t, enters, st.Metrics().Gate.Enters)
+	require.Nil(t, zipsim.SessionOf(ctx))
+	sa.Leave()
 }

@@ -183,11 +183,14 @@ func (v *visitor) visit(p *partition, key, val []byte) bool {
 		v.err = err
 		return false
 	}
-	// The row is sent between two handler calls [ha_innobase::general_fetch],
-	// each of which enters and leaves the gate.
+	// The server takes the row between two handler calls
+	// [ha_innobase::general_fetch], each of which enters and leaves the
+	// gate; there is no next call after the last row.
 	v.sess.exit()
 	more := v.fn(row)
-	v.sess.enter()
+	if more {
+		v.sess.enter()
+	}
 	return more
 }
 

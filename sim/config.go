@@ -52,7 +52,7 @@ type Config struct {
 	AdaptiveHashParts  int           `json:"adaptive_hash_parts"`  // innodb_adaptive_hash_index_parts, 1..512, with AdaptiveHash; 0 means 8 (5.7's default; 5.6 and earlier had one latch)
 	ChangeBuffering    bool          `json:"change_buffering"`     // innodb_change_buffering=all: secondary-index inserts and deletes on leaves not in the pool wait in the change buffer
 	Purge              bool          `json:"purge"`                // MariaDB 10.3+'s purge: purge threads later reset each written record's DB_TRX_ID and DB_ROLL_PTR (zipsim.Options.Purge)
-	ThreadConcurrency  int           `json:"thread_concurrency"`   // innodb_thread_concurrency, 1..1000: at most that many workers inside the engine at once, each statement entering the gate (zipsim.Options.ThreadConcurrency); 0 means no gate
+	ThreadConcurrency  int           `json:"thread_concurrency"`   // innodb_thread_concurrency, 1..1000: at most that many workers inside the engine at once, each statement entering the gate and sysbench's simple range leaving it for each row sent (zipsim.Options.ThreadConcurrency); 0 means no gate
 	PageCleaner        bool          `json:"page_cleaner"`         // a background page cleaner keeps LRUScanDepth frames free per instance
 	LRUScanDepth       int           `json:"lru_scan_depth"`       // innodb_lru_scan_depth; 0 means 1024
 	OldBlocksTime      time.Duration `json:"old_blocks_time"`      // innodb_old_blocks_time; 0 means 1s (5.6+), negative means none (5.1 and 5.5's 0)

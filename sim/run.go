@@ -318,7 +318,7 @@ func (r *recorder) Op(op int, ns int64) {
 		}
 		return
 	}
-	r.sess.EndStatement()
+	r.sess.Leave()
 	r.server.spend()
 	r.evOps++
 	r.lastOp = op
@@ -411,7 +411,7 @@ func (rn *runner) work(ctx context.Context, id int, wk Worker, rec *recorder) {
 		rec.begin(!measuring)
 		t0 := time.Now()
 		err := wk.Next(ctx, rec)
-		rec.sess.EndStatement() // a worker never stops holding a place others wait for
+		rec.sess.Leave() // a worker never stops holding a place others wait for
 		d := time.Since(t0)
 		if err == nil {
 			err = rec.err

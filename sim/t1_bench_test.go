@@ -80,13 +80,13 @@ type t145NopRec struct {
 	server serverCPU
 }
 
-func (r *t145NopRec) Op(int, int64) { r.sess.EndStatement(); r.server.spend(); r.ops++ }
+func (r *t145NopRec) Op(int, int64) { r.sess.Leave(); r.server.spend(); r.ops++ }
 func (r *t145NopRec) Rows(n int)    { r.server.spendRows(n) }
 
 // next runs wk's next event as a worker of Run does.
 func (r *t145NopRec) next(wk Worker) error {
 	err := wk.Next(zipsim.WithSession(context.Background(), r.sess), r)
-	r.sess.EndStatement()
+	r.sess.Leave()
 	return err
 }
 

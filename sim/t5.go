@@ -30,7 +30,9 @@ import (
 // of each latch's own, test-and-set mutexes that spin 20 rounds and then
 // sleep in one sync array) and 5.1's default innodb_thread_concurrency of
 // 8 (zipsim.Options.ThreadConcurrency: each statement enters the gate
-// under one mutex and leaves at its end; with 8 threads nobody queues).
+// under one mutex and leaves at its end, and the simple range leaves and
+// enters again for each row it sends, as 5.1's server did; with 8
+// threads nobody queues).
 // lock=sharded is the targets' stand-in for the
 // plugin's less contended pool paths: Split (8.0's per-instance mutexes,
 // no list mutex on a hit) with the plugin's latches (PluginLatches:
@@ -246,7 +248,7 @@ func runT5(ctx context.Context, o ScenarioOptions) (*Outcome, error) {
 	}
 	n := float64(len(kbss) - 1)
 	out.Notef("each statement spends %v and each row a range reads %v of modelled server-layer CPU (Config.StatementCPU, RowCPU), MariaDB's in T1's and T4's shapes on this project's machine; every arm runs %s; c arms compress with %s (InnoDB's deflate)", t4StatementCPU, t1RowCPU, engine51Note, seedCodec)
-	out.Notef("lock=global is the 5.1 builtin engine: bufpool Global (pool-wide mutexes, the pool mutex on every page fix) with builtin latches (every shared latch enters the latch's own mutex; waits spin 20 rounds, then sleep in one sync array) and its default innodb_thread_concurrency=%d (each statement enters the gate under srv_conc_mutex and leaves it at its end); lock=sharded is the targets' stand-in for the plugin: Split with %d instances and the plugin's latches (one atomic word per rw-lock; waits spin 30 rounds with PAUSE, then sleep in the sync array); the 5.1.47 plugin still took one pool mutex on every page get, which the third arm (global with the plugin's latches) keeps; every store runs the adaptive hash index with one btr_search_latch, as 5.1 did; c sharded/global geometric mean over KBS 16..1: RO %.3f, RW %.3f",
+	out.Notef("lock=global is the 5.1 builtin engine: bufpool Global (pool-wide mutexes, the pool mutex on every page fix) with builtin latches (every shared latch enters the latch's own mutex; waits spin 20 rounds, then sleep in one sync array) and its default innodb_thread_concurrency=%d (each statement enters the gate under srv_conc_mutex and leaves it at its end, the simple range also for each row it sends); lock=sharded is the targets' stand-in for the plugin: Split with %d instances and the plugin's latches (one atomic word per rw-lock; waits spin 30 rounds with PAUSE, then sleep in the sync array); the 5.1.47 plugin still took one pool mutex on every page get, which the third arm (global with the plugin's latches) keeps; every store runs the adaptive hash index with one btr_search_latch, as 5.1 did; c sharded/global geometric mean over KBS 16..1: RO %.3f, RW %.3f",
 		t5BuiltinConcurrency, t5Inst, math.Exp(gm[0]/n), math.Exp(gm[1]/n))
 	// The two halves of the builtin's cost, on the uncompressed table.
 	for _, ev := range []string{ro, rw} {
