@@ -48,7 +48,14 @@
 // builtin's, and T1, T2 and T5, whose seeds ran 5.1, also take 5.1's
 // rules (engine51: innodb_old_blocks_time=0, the update reserve on
 // compressed leaves, and with Legacy or Global locking zip_clean's walks);
-// T1's Legacy arm runs one buffer pool, as 5.1 had.
+// T1's Legacy arm runs one buffer pool, as 5.1 had, and T5's builtin arm
+// its innodb_thread_concurrency of 8.
+//
+// Run gives each worker a zipsim.Session, a connection's place at the
+// store's concurrency gate (Config.ThreadConcurrency; without it the
+// session gates nothing): Recorder.Op ends a statement, leaving the
+// gate, and so does sysbench's simple range for each row it sends, as
+// 5.1's server did. Workloads find the session with zipsim.SessionOf.
 //
 // Everything is deterministic for a given Config.Seed except timing:
 // worker i draws from its own generator seeded from (Seed, i).
