@@ -41,9 +41,9 @@ func (t *Table) AddIndex(ctx context.Context, d IndexDef) error {
 		return fmt.Errorf("zipsim: %s: add index %s: %w", t.name, d.Name, err)
 	}
 	x := &sch.indexes[len(sch.indexes)-1]
-	// The build reads the table outside the concurrency gate, as InnoDB's
-	// index build does, and holds dict_sys_mutex, which a session
-	// waiting for a place might need.
+	// The build reads the table outside the concurrency gate: it holds
+	// dict_sys_mutex, which a session inside the gate may be waiting
+	// for, so waiting for a place here could wait forever.
 	entries, err := t.sortedEntries(WithSession(ctx, nil), sch, x)
 	if err != nil {
 		return fmt.Errorf("zipsim: %s: add index %s: %w", t.name, d.Name, err)

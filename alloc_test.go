@@ -122,11 +122,12 @@ func TestZeroAllocsGate(t *testing.T) {
 		id += 7
 	}))
 	require.Positive(t, st.Metrics().Gate.Enters)
+	// Leaving for every row, as 5.1's server did for each row it sent.
 	scanAllocs := testing.AllocsPerRun(50, func() {
-		if err := tb.Scan(sctx, nil, nil, false, func(zipsim.Row) bool { return true }); err != nil {
+		if err := tb.Scan(sctx, nil, nil, false, func(zipsim.Row) bool { sess.Leave(); return true }); err != nil {
 			t.Fatal(err)
 		}
 		sess.Leave()
 	})
-	require.Less(t, scanAllocs, float64(100/50), "a gated scan of 100 rows allocates per call, not per row")
+	require.Less(t, scanAllocs, 2.0, "a gated scan of 100 rows allocates per call, not per row")
 }

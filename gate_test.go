@@ -171,7 +171,7 @@ func TestGateSleepsOnce(t *testing.T) {
 // TestGateSleepThenEnter: a session whose place came free while it slept
 // enters without queueing.
 func TestGateSleepThenEnter(t *testing.T) {
-	st, tb := openGated(t, 1, 0, 300*time.Millisecond)
+	st, tb := openGated(t, 1, 0, time.Second)
 	sa, sb := st.NewSession(), st.NewSession()
 	_, _, err := tb.Get(zipsim.WithSession(ctx, sa), nil, zipsim.Int(1))
 	require.NoError(t, err)
@@ -275,6 +275,15 @@ func TestGateLeavePerRow(t *testing.T) {
 	sess.Leave()
 	require.Equal(t, 100, rows)
 	require.EqualValues(t, 101, st.Metrics().Gate.Sub(before).Enters, "every handler call enters")
+	require.Zero(t, st.Metrics().Gate.Inside)
+
+	// A callback that stops the scan makes no further handler call.
+	before = st.Metrics().Gate
+	require.NoError(t, tb.Scan(sctx, nil, nil, false, func(zipsim.Row) bool {
+		sess.Leave()
+		return false
+	}))
+	require.EqualValues(t, 1, st.Metrics().Gate.Sub(before).Enters)
 	require.Zero(t, st.Metrics().Gate.Inside)
 }
 

@@ -48,9 +48,12 @@ type Recorder interface {
 	// nanoseconds.
 	Op(op int, ns int64)
 	// Rows reports that an operation reading several rows (a range or a
-	// multiget), about to be recorded by Op, read n, for the server
-	// layer's per-row CPU (Config.RowCPU). Like Op, it must be called from
-	// the goroutine running Next.
+	// multiget), about to be recorded by Op, read n, and spends the
+	// server layer's per-row CPU (Config.RowCPU) for them. A workload may
+	// report each row as it reads it (sysbench's ranges, from their scan
+	// callbacks: the CPU then falls between the engine's handler calls,
+	// and into the operation's latency) or all before Op. Like Op, it
+	// must be called from the goroutine running Next.
 	Rows(n int)
 }
 

@@ -394,19 +394,20 @@ func TestLockOr(t *testing.T) {
 			r := NewRegistry(Options{Impl: impl})
 			var m Mutex
 			m.Init(r, "m")
-			calls := 0
-			require.False(t, m.LockOr(func() { calls++ }))
-			require.Zero(t, calls)
-			done := make(chan bool)
+			require.False(t, m.LockOr(func() { t.Error("onWait on a free mutex") }))
+			// onWait must run while m is still held: only then is m let go.
+			blocked, done := make(chan struct{}), make(chan bool)
 			go func() {
-				done <- m.LockOr(func() { calls++ })
+				done <- m.LockOr(func() { close(blocked) })
 				m.Unlock()
 			}()
-			require.Eventually(t, func() bool { st, _ := r.Snapshot().Get("m"); return st.Contended == 1 }, 5*time.Second, time.Millisecond)
-			time.Sleep(time.Millisecond)
+			select {
+			case <-blocked:
+			case <-time.After(10 * time.Second):
+				t.Fatal("onWait did not run before waiting")
+			}
 			m.Unlock()
 			require.True(t, <-done)
-			require.Equal(t, 1, calls)
 			st, _ := r.Snapshot().Get("m")
 			require.EqualValues(t, 2, st.Acquisitions)
 			require.EqualValues(t, 1, st.Contended)

@@ -117,7 +117,8 @@ func (m *Mutex) initPlain(r *Registry, name string) bool {
 
 // Lock locks m. An instrumented lock first tries TryLock: on success it
 // counts one acquisition and reads no clock (except for a sampled hold);
-// on failure it counts a contended acquisition and times the wait in Lock.
+// on failure it counts a contended acquisition and times the wait
+// (lockSlow).
 func (m *Mutex) Lock() {
 	if m.mode != modeCounted {
 		if m.mode > modeCounted {
@@ -176,7 +177,7 @@ func (m *Mutex) lockInno() {
 // a caller that gives something up while it waits (InnoDB's lock wait
 // leaving the concurrency gate) does it there. The acquisition counts as
 // contended and its wait is timed from before onWait. It reports whether
-// m was taken.
+// it had to wait (onWait ran).
 func (m *Mutex) LockOr(onWait func()) bool {
 	if m.TryLock() {
 		return false
