@@ -188,7 +188,7 @@ func (sess *Session) exit() {
 // sends [select_send::send_data, ha_release_temporary_latches]; the next
 // handler call then enters again through the mutex.
 func (sess *Session) Leave() {
-	if sess != nil && sess.inside {
+	if sess != nil {
 		sess.leave()
 	}
 }
