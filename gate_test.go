@@ -206,8 +206,18 @@ func TestGateRowLockWait(t *testing.T) {
 	g := st.Metrics().Gate
 	require.EqualValues(t, 1, g.ForceEnters)
 	require.Equal(t, 2, g.Inside, "A came back over the limit, B's statement is open")
-	close(end)
+
+	// Over the limit, a leaving session lets nobody in until the count
+	// is below it again.
+	sc := st.NewSession()
+	endC := make(chan struct{})
+	doneC := get(tb, zipsim.WithSession(ctx, sc), sc, 7, endC)
+	waitGate(t, st, func(g zipsim.GateStats) bool { return g.Queued == 1 })
 	sa.Leave()
+	notYet(t, doneC, "C's Get, with B still inside at the limit")
+	close(end)
+	require.NoError(t, wait(t, doneC, "C's Get after B left"))
+	close(endC)
 	waitGate(t, st, func(g zipsim.GateStats) bool { return g.Inside == 0 })
 }
 
