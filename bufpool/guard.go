@@ -35,9 +35,10 @@ var ErrNotExclusive = errors.New("bufpool: only an exclusive guard may mark a pa
 // undoes both; a Guard must be released exactly once, and its slices must
 // not be used after.
 type Guard struct {
-	pg   *Page
-	f    *frame
-	mode Mode
+	pg       *Page
+	f        *frame
+	mode     Mode
+	borrowed bool // a copy made by Borrow: Release only forgets the page
 }
 
 // ID returns the page id.
@@ -76,9 +77,25 @@ func (g *Guard) MarkDirty() error {
 	return nil
 }
 
-// Release unlatches and unpins the page.
+// Borrow returns a copy of g whose Release leaves the page fixed and
+// latched: g keeps both until it is released itself. A B-tree structure
+// change holds the pages it latched in advance this way while code that
+// fixes and releases pages one at a time works on them, as an InnoDB
+// mini-transaction keeps every latch it took until it commits
+// [mtr_t::memo].
+func (g *Guard) Borrow() Guard {
+	b := *g
+	b.borrowed = true
+	return b
+}
+
+// Release unlatches and unpins the page (a borrowed guard only forgets it).
 func (g *Guard) Release() {
 	if g.pg == nil {
+		return
+	}
+	if g.borrowed {
+		g.pg, g.f = nil, nil
 		return
 	}
 	if g.mode == Exclusive {
