@@ -341,8 +341,15 @@ func (ix *Index) retire(pageNo uint32) {
 	}
 }
 
-// giveBack retires a page and returns it to the space's allocator.
+// giveBack retires a page and returns it to the space's allocator. A
+// structure change in SX mode gives its pages back when it ends (endTree),
+// once it no longer latches them: retire latches the page, and another
+// index of the space could otherwise take it while it is still latched.
 func (ix *Index) giveBack(pageNo uint32) {
+	if ix.inTree {
+		ix.freed = append(ix.freed, pageNo)
+		return
+	}
 	ix.retire(pageNo)
 	if cb := ix.o.ChangeBuffer; cb != nil {
 		cb.forget(ix.o.Space, pageNo)

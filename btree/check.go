@@ -9,7 +9,7 @@ import (
 	"github.com/zipsim/zipsim/page"
 )
 
-// Check walks the whole index with the lock shared and returns every
+// Check walks the whole index with structure changes held off and returns every
 // violation it finds [btr_validate_index, btr_validate_level,
 // page_zip_validate]: each page well formed and of this index and level,
 // keys ascending within and across pages, node pointer keys bounding
@@ -19,10 +19,12 @@ import (
 // each level, every zip image decompressing to its frame, and the counted
 // rows, leaf bytes and pages per level matching the tree, and every
 // adaptive hash guess that a page would confirm leading where a descent
-// leads. The counts are exact only while no write runs.
+// leads, and no key longer than the longest the index knows of (by which
+// the SX mode sizes node pointers). The counts are exact only while no
+// write runs.
 func (ix *Index) Check(ctx context.Context) []error {
-	ix.lock.RLock()
-	defer ix.lock.RUnlock()
+	ix.lockStructure()
+	defer ix.unlockStructure()
 	c := checker{ix: ix, levels: make([][]link, ix.height.Load())}
 	buf := ix.scratch.Get().(*[]byte)
 	c.scratch = *buf
@@ -134,6 +136,9 @@ func (c *checker) visit(ctx context.Context, pageNo uint32, level int, lo, hi []
 		}
 		if hi != nil && bytes.Compare(k, hi) >= 0 {
 			c.errorf("page %d slot %d: key %x not below the next bound %x", pageNo, i, k, hi)
+		}
+		if max := c.ix.maxKeyLen(); len(k) > max {
+			c.errorf("page %d slot %d: a %d-byte key, longer than the %d bytes structure changes size node pointers for", pageNo, i, len(k), max)
 		}
 	}
 	if level == 0 && c.ix.o.ExternRefs != nil {

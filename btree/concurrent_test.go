@@ -58,17 +58,19 @@ func concScaleNow(zip int) concScale {
 // outnumber its successful deletes, and the row count in Stats equals a
 // scan's.
 func TestConcurrentOverlap(t *testing.T) {
-	for _, zip := range []int{0, 2048, 8192} {
-		t.Run(fmt.Sprintf("zip=%dK", zip/1024), func(t *testing.T) {
-			testConcurrentOverlap(t, zip)
-		})
+	for _, lock := range []string{"x", "sx"} {
+		for _, zip := range []int{0, 2048, 8192} {
+			t.Run(fmt.Sprintf("lock=%s/zip=%dK", lock, zip/1024), func(t *testing.T) {
+				testConcurrentOverlap(t, zip, lock == "sx")
+			})
+		}
 	}
 }
 
-func testConcurrentOverlap(t *testing.T, zip int) {
+func testConcurrentOverlap(t *testing.T, zip int, sx bool) {
 	sc := concScaleNow(zip)
 	start := time.Now()
-	e := newDiffEnv(t, zip, 2<<20)
+	e := newDiffEnvLock(t, zip, 2<<20, sx)
 	ix := e.ix
 	ks := newKeySpace(ix)
 	maxVal := min(maxValueLen(ix, ks.maxLen()), 2000)
@@ -128,6 +130,8 @@ func testConcurrentOverlap(t *testing.T, zip int) {
 	t.Log(s)
 	require.Positive(t, s.Splits())
 	require.Positive(t, s.Merges+s.Discards)
+	require.Zero(t, s.LatchMisses, "pages latched by a structure change without latching them in advance")
+	require.Equal(t, sx, s.TreeLatches > 0, "pages latched in advance")
 }
 
 func concWorker(ix *Index, ks keySpace, r *rand.Rand, keys []concKey, maxVal, ops int, f *failer, c *opCounts, g int) {

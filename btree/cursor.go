@@ -19,7 +19,11 @@ const cursorBatch = 64
 // and, when the copies are used up, finds its place again by searching
 // for the last key it returned. Between refills other threads may change
 // the index; the cursor sees every key that stays in the index for the
-// whole iteration exactly once. It is not safe for concurrent use.
+// whole iteration exactly once. With Options.SXIndexLock the shared lock
+// no longer holds structure changes off, so a forward cursor couples its
+// latches from one leaf to the next and a reverse one searches the tree
+// for each leaf before the one it finished. It is not safe for concurrent
+// use.
 type Cursor struct {
 	ix       *Index
 	ctx      context.Context
@@ -34,6 +38,7 @@ type Cursor struct {
 	finished bool
 	err      error
 	key, val []byte
+	fence    []byte // a leaf's lower bound, for reverse refills in SX mode
 }
 
 // Seek returns a cursor positioned before the first key at or after key
@@ -49,7 +54,7 @@ func (ix *Index) Seek(ctx context.Context, key []byte, reverse bool) *Cursor {
 // reset prepares c for a new iteration, keeping its buffers.
 func (c *Cursor) reset(ix *Index, ctx context.Context, reverse bool, lo, hi []byte) {
 	*c = Cursor{ix: ix, ctx: ctx, reverse: reverse, lo: lo, hi: hi,
-		pos: c.pos[:0], arena: c.arena[:0], ends: c.ends[:0]}
+		pos: c.pos[:0], arena: c.arena[:0], ends: c.ends[:0], fence: c.fence[:0]}
 }
 
 // setPos starts the cursor at key (nil: at the first or last key).
@@ -125,29 +130,29 @@ func (c *Cursor) refill() {
 	ix := c.ix
 	ix.lock.RLock()
 	defer ix.lock.RUnlock()
+	sx := ix.o.SXIndexLock
 	var g bufpool.Guard
 	var err error
-	if c.reverse && !c.hasPos {
+	switch {
+	case c.reverse && sx:
+		g, err = c.seekBefore()
+	case c.reverse && !c.hasPos:
 		g, err = ix.descendEdge(c.ctx)
-	} else {
+	default:
 		g, err = ix.descend(c.ctx, c.pos, bufpool.Shared)
 	}
 	if err != nil {
 		c.err = err
 		return
 	}
+	if c.finished {
+		return
+	}
 	defer func() { g.Release() }()
 	p := page.IndexPage(g.Frame())
 	var slot int
 	if c.reverse {
-		slot = p.NRecs() - 1
-		if c.hasPos {
-			s, found := p.Search(c.pos, bytes.Compare)
-			slot = s - 1
-			if found && c.posIncl {
-				slot = s
-			}
-		}
+		slot = c.lastBefore(p)
 	} else if c.hasPos {
 		s, found := p.Search(c.pos, bytes.Compare)
 		slot = s
@@ -180,18 +185,85 @@ func (c *Cursor) refill() {
 		if len(c.ends)/2 >= cursorBatch {
 			return
 		}
-		// Under the shared index lock no page leaves its level, so the
-		// link stays valid after the current latch is released.
-		g.Release()
-		if g, err = ix.fix(c.ctx, next, bufpool.Shared); err != nil {
-			c.err = err
+		switch {
+		case sx && c.reverse:
+			// The next refill finds the leaf before through the tree,
+			// as btr_pcur_move_backward_from_page restores its position:
+			// latching the left leaf while holding this one would go
+			// against the left-to-right order structure changes latch
+			// leaves in.
 			return
+		case sx:
+			// A structure change may free the next leaf once this latch
+			// goes: couple the latches left to right, as
+			// btr_pcur_move_to_next_page does.
+			ng, err := ix.fix(c.ctx, next, bufpool.Shared)
+			g.Release()
+			if g = ng; err != nil {
+				c.err = err
+				return
+			}
+		default:
+			// Under the shared index lock no page leaves its level, so
+			// the link stays valid after the current latch is released.
+			g.Release()
+			if g, err = ix.fix(c.ctx, next, bufpool.Shared); err != nil {
+				c.err = err
+				return
+			}
 		}
 		p = page.IndexPage(g.Frame())
 		slot = 0
 		if c.reverse {
 			slot = p.NRecs() - 1
 		}
+	}
+}
+
+// lastBefore returns the slot of the last key of p a reverse cursor may
+// return: before pos (at it when posIncl), or p's last without a position.
+// It is -1 when there is none.
+func (c *Cursor) lastBefore(p page.IndexPage) int {
+	if !c.hasPos {
+		return p.NRecs() - 1
+	}
+	s, found := p.Search(c.pos, bytes.Compare)
+	if found && c.posIncl {
+		return s
+	}
+	return s - 1
+}
+
+// seekBefore latches the leaf that holds the last key a reverse cursor in
+// SX mode may return, searching the tree for it rather than following a
+// leaf's link to the left (a structure change may free the leaf it names
+// once the latch that read it goes). A leaf whose keys before pos are all
+// gone sends the search on below the leaf's lower bound; with none, the
+// cursor is finished.
+func (c *Cursor) seekBefore() (bufpool.Guard, error) {
+	ix := c.ix
+	for {
+		if !c.hasPos {
+			g, err := ix.descendEdge(c.ctx)
+			if err == nil && page.IndexPage(g.Frame()).NRecs() == 0 {
+				g.Release()
+				c.finished = true
+			}
+			return g, err
+		}
+		g, fenced, err := ix.descendBefore(c.ctx, c.pos, c.posIncl, &c.fence)
+		if err != nil {
+			return g, err
+		}
+		if c.lastBefore(page.IndexPage(g.Frame())) >= 0 {
+			return g, nil
+		}
+		g.Release()
+		if !fenced {
+			c.finished = true
+			return bufpool.Guard{}, nil
+		}
+		c.setPos(c.fence, false)
 	}
 }
 
@@ -217,13 +289,38 @@ func (c *Cursor) endOf(i int) int {
 	return c.ends[2*i-1]
 }
 
+// descendBefore latches, shared, the leaf whose range holds the last keys
+// before key (at or before it when incl), coupling latches top-down as
+// descend does. It sets *fence to the leaf's lower bound, the key of the
+// lowest node pointer on the way that is not a page's first, and reports
+// whether there is one; the leftmost leaf has none.
+func (ix *Index) descendBefore(ctx context.Context, key []byte, incl bool, fence *[]byte) (bufpool.Guard, bool, error) {
+	g, level, err := ix.fixRoot(ctx, bufpool.Shared)
+	fenced := false
+	for ; err == nil && level > 0; level-- {
+		p := page.IndexPage(g.Frame())
+		s, found := p.Search(key, bytes.Compare)
+		if !found || !incl {
+			s = max(s-1, 0)
+		}
+		if s > 0 {
+			*fence, fenced = append((*fence)[:0], p.Key(s)...), true
+		}
+		var cg bufpool.Guard
+		cg, err = ix.fix(ctx, p.Child(s), bufpool.Shared)
+		g.Release()
+		g = cg
+	}
+	return g, fenced, err
+}
+
 // descendEdge latches the rightmost leaf, shared.
 func (ix *Index) descendEdge(ctx context.Context) (bufpool.Guard, error) {
-	g, err := ix.fix(ctx, ix.root, bufpool.Shared)
+	g, level, err := ix.fixRoot(ctx, bufpool.Shared)
 	if err != nil {
 		return g, err
 	}
-	for level := int(ix.height.Load()) - 1; level > 0; level-- {
+	for ; level > 0; level-- {
 		p := page.IndexPage(g.Frame())
 		cg, err := ix.fix(ctx, p.Child(p.NRecs()-1), bufpool.Shared)
 		g.Release()

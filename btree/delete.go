@@ -27,10 +27,11 @@ func (ix *Index) Delete(ctx context.Context, key []byte) error {
 	if err != nil || done {
 		return err
 	}
-	ix.lock.Lock()
-	defer ix.lock.Unlock()
+	ix.lockTree()
+	defer ix.unlockTree()
+	defer ix.endTree()
 	ctx = modifyTree(ctx)
-	lp, err := ix.seekLeafX(ctx, key)
+	lp, err := ix.seekLeafX(ctx, key, intentDelete)
 	if err != nil {
 		return err
 	}

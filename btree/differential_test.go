@@ -198,16 +198,24 @@ type diffEnv struct {
 	alloc     *memAlloc
 	zip       int
 	poolBytes int64
+	sx        bool // Options.SXIndexLock
+	maxKeyLen int  // Options.MaxKeyLen
 	ix        *Index
 }
 
 func newDiffEnv(t testing.TB, zip int, poolBytes int64) *diffEnv {
 	t.Helper()
+	return newDiffEnvLock(t, zip, poolBytes, false)
+}
+
+// newDiffEnvLock is newDiffEnv with Options.SXIndexLock set to sx.
+func newDiffEnvLock(t testing.TB, zip int, poolBytes int64, sx bool) *diffEnv {
+	t.Helper()
 	mem, err := storage.NewMemory(storage.MemoryOptions{})
 	require.NoError(t, err)
 	ts, err := storage.Create(mem, storage.Options{ZipSize: zip, SpaceID: 1})
 	require.NoError(t, err)
-	e := &diffEnv{mem: mem, alloc: &memAlloc{}, zip: zip, poolBytes: poolBytes}
+	e := &diffEnv{mem: mem, alloc: &memAlloc{}, zip: zip, poolBytes: poolBytes, sx: sx}
 	e.addPool(t, ts)
 	e.ix, err = Create(ctx, e.options())
 	require.NoError(t, err)
@@ -224,7 +232,7 @@ func (e *diffEnv) addPool(t testing.TB, ts *storage.Tablespace) {
 
 func (e *diffEnv) options() Options {
 	return Options{Pool: e.pool, Space: 1, Alloc: e.alloc, ZipSize: e.zip, ID: 42,
-		Name: "diff", Clustered: true}
+		Name: "diff", Clustered: true, SXIndexLock: e.sx, MaxKeyLen: e.maxKeyLen}
 }
 
 // reopen closes the pool and opens the index again from storage alone. The
@@ -855,15 +863,21 @@ func (d *diffRun) verify(when string) {
 func TestDifferential(t *testing.T) {
 	for _, zip := range []int{0, 1024, 2048, 4096, 8192, 16384} {
 		t.Run(fmt.Sprintf("zip=%dK", zip/1024), func(t *testing.T) {
-			testDifferential(t, zip)
+			testDifferential(t, zip, false)
+		})
+	}
+	// The SX index lock: structure changes run beside the readers.
+	for _, zip := range []int{0, 2048, 8192} {
+		t.Run(fmt.Sprintf("lock=sx/zip=%dK", zip/1024), func(t *testing.T) {
+			testDifferential(t, zip, true)
 		})
 	}
 }
 
-func testDifferential(t *testing.T, zip int) {
+func testDifferential(t *testing.T, zip int, sx bool) {
 	sc := diffScaleNow(zip)
 	start := time.Now()
-	d := &diffRun{t: t, sc: sc, e: newDiffEnv(t, zip, sc.poolBytes), f: &failer{t: t}}
+	d := &diffRun{t: t, sc: sc, e: newDiffEnvLock(t, zip, sc.poolBytes, sx), f: &failer{t: t}}
 	seed := *diffSeed ^ uint64(zip)<<20
 	d.ks = newKeySpace(d.e.ix)
 	maxLen := maxValueLen(d.e.ix, d.ks.maxLen())
@@ -905,6 +919,14 @@ func testDifferential(t *testing.T, zip int) {
 	all.SplitIterations += s.SplitIterations
 	all.SplitCopies += s.SplitCopies
 	all.Restores += s.Restores
+	all.TreeLatches += s.TreeLatches
+	all.LatchMisses += s.LatchMisses
+	require.Zero(t, all.LatchMisses, "pages latched by a structure change without latching them in advance")
+	if sx {
+		require.Positive(t, all.TreeLatches, "pages latched in advance")
+	} else {
+		require.Zero(t, all.TreeLatches)
+	}
 	t.Logf("splits %d (leaf %d space + %d zip, node %d + %d), %d extra iterations, %d copy-splits, %d restores; merges %d, discards %d, lifts %d",
 		all.Splits(), all.LeafSplitsSpace, all.LeafSplitsZip, all.NodeSplitsSpace, all.NodeSplitsZip,
 		all.SplitIterations, all.SplitCopies, all.Restores, all.Merges, all.Discards, all.Lifts)
@@ -959,27 +981,32 @@ func testDifferential(t *testing.T, zip int) {
 // one byte over the limit, and the tree must match the model. With so few
 // records per page, deletes empty and remove whole pages at every level,
 // which is how it found the lost rows of TestStaleNodeKey (seeds 1, 2, 5,
-// 11 and more). It runs five seeds from -diff.seed, one under -race.
+// 11 and more). It runs five seeds from -diff.seed, one under -race, with
+// the exclusive index lock and with the SX lock, whose structure changes
+// must judge from node pointers of the longest key which pages they may
+// touch (no LatchMisses).
 func TestMaxRecords(t *testing.T) {
 	seeds := 5
 	if raceEnabled {
 		seeds = 1
 	}
-	for seed := *diffSeed; seed < *diffSeed+uint64(seeds); seed++ {
-		for _, zip := range []int{0, 1024, 2048, 4096, 8192, 16384} {
-			t.Run(fmt.Sprintf("seed=%d/zip=%dK", seed, zip/1024), func(t *testing.T) {
-				testMaxRecords(t, seed, zip)
-			})
+	for _, lock := range []string{"x", "sx"} {
+		for seed := *diffSeed; seed < *diffSeed+uint64(seeds); seed++ {
+			for _, zip := range []int{0, 1024, 2048, 4096, 8192, 16384} {
+				t.Run(fmt.Sprintf("lock=%s/seed=%d/zip=%dK", lock, seed, zip/1024), func(t *testing.T) {
+					testMaxRecords(t, seed, zip, lock == "sx")
+				})
+			}
 		}
 	}
 }
 
-func testMaxRecords(t *testing.T, seed uint64, zip int) {
+func testMaxRecords(t *testing.T, seed uint64, zip int, sx bool) {
 	ops := 400
 	if raceEnabled {
 		ops = 60
 	}
-	e := newDiffEnv(t, zip, 8<<20)
+	e := newDiffEnvLock(t, zip, 8<<20, sx)
 	ix := e.ix
 	maxKey := 8
 	for ix.checkSize(make([]byte, maxKey+1), make([]byte, valueHeader)) == nil {
@@ -1026,6 +1053,7 @@ func testMaxRecords(t *testing.T, seed uint64, zip int) {
 	}))
 	require.Equal(t, len(model), n)
 	s := ix.Stats()
+	require.Zero(t, s.LatchMisses, "pages latched by a structure change without latching them in advance")
 	t.Logf("longest key %d bytes; %d rows, height %d, %d leaves", maxKey, s.Rows, s.Height, s.LeafPages())
 }
 

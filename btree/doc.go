@@ -105,6 +105,26 @@
 // everything, and find their place again by key, so a callback may use the
 // index. Adaptive padding has its own mutex (zip_pad_mutex#name), taken on
 // every leaf compression.
+//
+// With Options.SXIndexLock (MySQL 5.7, MariaDB 10.2+; treelatch.go) a
+// structure change takes the lock SX instead, which only other structure
+// changes wait for, and page latches alone keep searches off it: it
+// latches exclusively, before it changes anything, every page it may
+// change, top-down — the path from the lowest node page that will neither
+// split nor merge, each node page that may with its two siblings, then the
+// leaf's left sibling, the leaf and its right sibling — and holds them,
+// with the pages it creates, to its end (endTree). Searches couple
+// latches top-down and forward cursors couple them left to right along
+// the leaves, so no wait of a search can close a cycle with the change's
+// waits: the change takes every node page before any page below it, and
+// leaves left to right. Reverse cursors never latch a leaf's left sibling
+// while holding it: they search the tree for the leaf before
+// (Cursor.seekBefore), as InnoDB's cursor restores its position to move
+// back a page. Which node pages may split or merge is judged, as
+// btr_cur_will_modify_tree judges it, for two node pointers of the
+// longest key (a compressed page at the worst compression); a change that
+// must latch a page it did not latch in advance counts it in
+// Stats.LatchMisses, which the tests require to stay 0.
 // A point read answered by the adaptive hash index takes only its part's
 // latch (btr_search_latch#i) shared and the leaf's latch shared, as
 // InnoDB's does; page builds and cell rewrites take the part's latch
@@ -126,6 +146,15 @@
 //     left neighbour discarded or merged into it) thus never holds a key
 //     above keys routed to it, without InnoDB's rewriting of the
 //     grandparent's pointer. Node pages are a few bytes smaller for it.
+//   - The SX mode's lock is a mutex beside the rw-lock that searches take
+//     shared: nothing takes the rw-lock exclusively in that mode but
+//     BulkLoad (which takes both), so the pair behaves as InnoDB's rw-lock
+//     with its SX mode. A structure change holds it to the end, where
+//     InnoDB may release it once an uncompressed split is sure to fit; it
+//     latches the leaf level's siblings and, at node levels that may
+//     change, the node page's siblings in advance, where 5.7 latches some
+//     of them only when it needs them; and it gives the pages it frees
+//     back to the space only when it ends and no longer latches them.
 //   - Delete removes the record at once (InnoDB's purge of a delete-marked
 //     record): there is no MVCC. ResetSys is the one later rewrite purge
 //     makes, MariaDB's reset of DB_TRX_ID and DB_ROLL_PTR.

@@ -27,7 +27,8 @@ import (
 // point reads and optimistic writes let the lock go once their leaf is
 // latched; a write that must change the tree's structure starts again
 // with the lock exclusive (BTR_MODIFY_TREE), which keeps every other
-// descent out of the tree.
+// descent out of the tree, or with Options.SXIndexLock takes it SX and
+// latches the pages it may change in advance (treelatch.go).
 type Index struct {
 	o        Options
 	pool     *bufpool.Pool
@@ -38,10 +39,21 @@ type Index struct {
 	root     uint32
 	// lock is dict_index_t::lock, the index tree latch.
 	lock latch.RWMutex
-	// height changes only under lock held exclusively.
+	// sx is the lock's SX mode in SX mode (treelatch.go), counted under
+	// the lock's name; held are the pages a structure change latched,
+	// kept until it ends; keyMax is the longest key written, for node
+	// pointer sizes when Options.MaxKeyLen is not set.
+	// inTree and freed, under sx, defer giveBack to endTree.
+	sx     latch.Mutex
+	held   []heldPage
+	inTree bool
+	freed  []uint32
+	keyMax atomic.Int32
+	// height changes only under lock held exclusively (SX in SX mode).
 	height atomic.Int32
 	// perLevel counts pages per level, changed only under lock held
-	// exclusively; atomics let Stats read it without the lock.
+	// exclusively (SX in SX mode); atomics let Stats read it without the
+	// lock.
 	perLevel [maxLevels]atomic.Int64
 	pad      padding
 	ctr      *stripe.Counters
@@ -126,6 +138,10 @@ func Open(ctx context.Context, o Options, root uint32) (*Index, error) {
 			rows += int64(p.NRecs())
 			data += int64(p.DataSize())
 		}
+		// Node pages keep separators of keys since deleted.
+		for i := range p.NRecs() {
+			ix.noteKey(len(p.Key(i)))
+		}
 		return nil
 	})
 	if err != nil {
@@ -149,6 +165,9 @@ func newIndex(o Options) (*Index, error) {
 		ix.kind = page.ClusteredLeaf
 	}
 	ix.lock.Init(o.Pool.Latches(), "index_lock#"+o.Name)
+	if o.SXIndexLock {
+		ix.sx.Init(o.Pool.Latches(), "index_lock#"+o.Name)
+	}
 	ix.pad.init(o.Pool.Latches(), o.Name, o.Padding, ix.pageSize)
 	if h := o.AdaptiveHash; h != nil {
 		ix.hashPart = h.part(o.Space, o.ID)
@@ -275,16 +294,11 @@ func (ix *Index) leaf(ctx context.Context, key []byte, mode bufpool.Mode, op cbO
 // leaf fetched with BUF_GET_IF_IN_POOL, and ibuf_insert when it is not].
 // It reports whether the buffer took the change; then no page is latched.
 func (ix *Index) descendOrBuffer(ctx context.Context, key []byte, mode bufpool.Mode, op cbOp, val []byte) (bufpool.Guard, bool, error) {
-	pageNo := ix.root
-	level := int(ix.height.Load()) - 1
-	m := bufpool.Shared
-	if level == 0 {
-		m = mode
-	}
-	g, err := ix.fix(ctx, pageNo, m)
+	g, level, err := ix.fixRoot(ctx, mode)
 	if err != nil {
 		return g, false, err
 	}
+	m := bufpool.Shared
 	for level > 0 {
 		p := page.IndexPage(g.Frame())
 		child := p.Child(nodeSlot(p, key))
@@ -304,6 +318,29 @@ func (ix *Index) descendOrBuffer(ctx context.Context, key []byte, mode bufpool.M
 		g = cg
 	}
 	return g, false, nil
+}
+
+// fixRoot latches the root, in mode when it is a leaf, and returns its
+// level. In SX mode a structure change may raise or lift the root while
+// a search holds only the shared index lock: the level the root page
+// states, once latched, is the one to descend from, as
+// btr_cur_search_to_nth_level reads it from the page.
+func (ix *Index) fixRoot(ctx context.Context, mode bufpool.Mode) (bufpool.Guard, int, error) {
+	for {
+		level := int(ix.height.Load()) - 1
+		m := bufpool.Shared
+		if level == 0 {
+			m = mode
+		}
+		g, err := ix.fix(ctx, ix.root, m)
+		if err != nil {
+			return g, 0, err
+		}
+		if page.IndexPage(g.Frame()).Level() == level {
+			return g, level, nil
+		}
+		g.Release()
+	}
 }
 
 // Get appends the value stored under key to dst [row_search_mvcc on the
@@ -366,8 +403,8 @@ func (ix *Index) View(ctx context.Context, key []byte, fn func(value []byte) err
 // under Legacy locking each compressed read walks past the pages the pool
 // holds.
 func (ix *Index) walk(ctx context.Context, fn func(level int, p page.IndexPage) error) error {
-	ix.lock.RLock()
-	defer ix.lock.RUnlock()
+	ix.lockStructure()
+	defer ix.unlockStructure()
 	first := ix.root
 	for level := int(ix.height.Load()) - 1; level >= 0; level-- {
 		next := first
@@ -412,6 +449,8 @@ func (ix *Index) Stats() Stats {
 	s.PadRefusals = c[cPadRefusals]
 	s.Merges, s.MergeFailures, s.Discards, s.Lifts = c[cMerges], c[cMergeFailures], c[cDiscards], c[cLifts]
 	s.SysResets = c[cSysResets]
+	s.TreeLatches = c[cTreeLatches]
+	s.LatchMisses = c[cLatchMisses]
 	s.Rows, s.LeafDataBytes = int64(c[cRows]), int64(c[cLeafData])
 	s.PageSize = ix.pageSize
 	s.Pad = ix.pad.current()

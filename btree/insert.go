@@ -132,6 +132,7 @@ func (ix *Index) leafWrite(ctx context.Context, key, value, sys []byte,
 	if err != nil {
 		return r, st, false, err
 	}
+	ix.noteKey(len(key))
 	done, err := optimistic(ctx, r, st)
 	if err == nil && !done {
 		err = ctx.Err()
@@ -139,10 +140,11 @@ func (ix *Index) leafWrite(ctx context.Context, key, value, sys []byte,
 	if err != nil || done {
 		return r, st, false, err
 	}
-	ix.lock.Lock()
+	ix.lockTree()
 	unlocked, err := pessimistic(modifyTree(ctx), r, st)
+	ix.endTree()
 	if !unlocked {
-		ix.lock.Unlock()
+		ix.unlockTree()
 	}
 	if err != nil {
 		return r, st, true, err
@@ -251,7 +253,7 @@ func (ix *Index) hasRoom(p page.IndexPage, size int) bool {
 // splitting the leaf (and its ancestors) as needed. It reports whether
 // splitAndInsert released the lock early.
 func (ix *Index) insertPessimistic(ctx context.Context, r page.Record, st stripe.Stripe) (unlocked bool, err error) {
-	lp, err := ix.seekLeafX(ctx, r.Key)
+	lp, err := ix.seekLeafX(ctx, r.Key, intentInsert)
 	if err != nil {
 		return false, err
 	}
@@ -284,8 +286,12 @@ type leafPos struct {
 }
 
 // seekLeafX latches key's leaf exclusively with the index lock held
-// exclusively [btr_cur_search_to_nth_level, BTR_MODIFY_TREE].
-func (ix *Index) seekLeafX(ctx context.Context, key []byte) (leafPos, error) {
+// exclusively [btr_cur_search_to_nth_level, BTR_MODIFY_TREE], or in SX
+// mode latches every page the change may touch (latchTree).
+func (ix *Index) seekLeafX(ctx context.Context, key []byte, intent treeIntent) (leafPos, error) {
+	if ix.o.SXIndexLock {
+		return ix.latchTree(ctx, key, intent)
+	}
 	path, err := ix.path(ctx, ix.xPath[:0], key, 0)
 	if err != nil {
 		return leafPos{}, err
@@ -302,7 +308,7 @@ func (ix *Index) seekLeafX(ctx context.Context, key []byte) (leafPos, error) {
 
 // path appends to dst the page numbers from the root down to the page at
 // level whose range holds key. The caller holds the index lock
-// exclusively, so the pages are not latched across levels.
+// exclusively (or SX), so the pages are not latched across levels.
 func (ix *Index) path(ctx context.Context, dst []uint32, key []byte, level int) ([]uint32, error) {
 	path := dst
 	pageNo := ix.root
@@ -311,7 +317,7 @@ func (ix *Index) path(ctx context.Context, dst []uint32, key []byte, level int) 
 		if l == level {
 			return path, nil
 		}
-		g, err := ix.fix(ctx, pageNo, bufpool.Shared)
+		g, err := ix.fixTree(ctx, pageNo, bufpool.Shared)
 		if err != nil {
 			return nil, err
 		}

@@ -23,7 +23,7 @@ func (ix *Index) compressIfUseful(ctx context.Context, path []uint32, level int,
 	if pageNo == ix.root {
 		return ix.liftRoot(ctx, st)
 	}
-	g, err := ix.fix(ctx, pageNo, bufpool.Exclusive)
+	g, err := ix.fixTree(ctx, pageNo, bufpool.Exclusive)
 	if err != nil {
 		return err
 	}
@@ -34,7 +34,7 @@ func (ix *Index) compressIfUseful(ctx context.Context, path []uint32, level int,
 		return nil
 	}
 	parentNo := path[len(path)-2]
-	pg, err := ix.fix(ctx, parentNo, bufpool.Exclusive)
+	pg, err := ix.fixTree(ctx, parentNo, bufpool.Exclusive)
 	if err != nil {
 		return err
 	}
@@ -92,12 +92,12 @@ func (ix *Index) compressIfUseful(ctx context.Context, path []uint32, level int,
 // parent's key for the right one of the two, whose slot 0 record (with
 // the empty key) ends up inside the merged page.
 func (ix *Index) mergeInto(ctx context.Context, pageNo, sib, parentNo uint32, slot int, toLeft bool, sep []byte, st stripe.Stripe) (bool, error) {
-	g, err := ix.fix(ctx, pageNo, bufpool.Exclusive)
+	g, err := ix.fixTree(ctx, pageNo, bufpool.Exclusive)
 	if err != nil {
 		return false, err
 	}
 	defer g.Release()
-	sg, err := ix.fix(ctx, sib, bufpool.Exclusive)
+	sg, err := ix.fixTree(ctx, sib, bufpool.Exclusive)
 	if err != nil {
 		return false, err
 	}
@@ -189,7 +189,7 @@ func (ix *Index) mergeInto(ctx context.Context, pageNo, sib, parentNo uint32, sl
 	}
 	// The left entry keeps the lower bound: a merge to the right points
 	// page's entry at sib and drops sib's own.
-	pg, err := ix.fix(ctx, parentNo, bufpool.Exclusive)
+	pg, err := ix.fixTree(ctx, parentNo, bufpool.Exclusive)
 	if err != nil {
 		return false, err
 	}
@@ -225,7 +225,7 @@ func (ix *Index) mergeInto(ctx context.Context, pageNo, sib, parentNo uint32, sl
 // must not be above keys that descend through it, or a later split of that
 // child would put a smaller key after it.
 func (ix *Index) discard(ctx context.Context, pageNo, parentNo uint32, slot int, st stripe.Stripe) error {
-	g, err := ix.fix(ctx, pageNo, bufpool.Shared)
+	g, err := ix.fixTree(ctx, pageNo, bufpool.Shared)
 	if err != nil {
 		return err
 	}
@@ -235,7 +235,7 @@ func (ix *Index) discard(ctx context.Context, pageNo, parentNo uint32, slot int,
 	if err := ix.unlink(ctx, prev, next, pageNo); err != nil {
 		return err
 	}
-	pg, err := ix.fix(ctx, parentNo, bufpool.Exclusive)
+	pg, err := ix.fixTree(ctx, parentNo, bufpool.Exclusive)
 	if err != nil {
 		return err
 	}
@@ -310,7 +310,7 @@ func (ix *Index) mergeRecords(p, sp page.IndexPage, toLeft bool, sep []byte) err
 // one left with none becomes an empty leaf.
 func (ix *Index) liftRoot(ctx context.Context, st stripe.Stripe) error {
 	for ix.height.Load() > 1 {
-		rg, err := ix.fix(ctx, ix.root, bufpool.Exclusive)
+		rg, err := ix.fixTree(ctx, ix.root, bufpool.Exclusive)
 		if err != nil {
 			return err
 		}
@@ -332,7 +332,7 @@ func (ix *Index) liftRoot(ctx context.Context, st stripe.Stripe) error {
 			return err
 		}
 		childNo := rp.Child(0)
-		cg, err := ix.fix(ctx, childNo, bufpool.Exclusive)
+		cg, err := ix.fixTree(ctx, childNo, bufpool.Exclusive)
 		if err != nil {
 			rg.Release()
 			return err

@@ -87,6 +87,13 @@ type Options struct {
 	// cannot take it either; zipsim offers it only to a next leaf under
 	// the same parent (doc.go).
 	NoSiblingInsert bool
+	// SXIndexLock runs the index lock as MySQL 5.7 and MariaDB 10.2+ do:
+	// a structure change takes it SX, which lets searches and optimistic
+	// writes go on, and latches the pages it may change top-down in
+	// advance (treelatch.go). The zero value is 5.6's: a structure change
+	// takes the lock exclusively, waiting for every search in the tree to
+	// leave it and keeping new ones out until it ends.
+	SXIndexLock bool
 	// MergeThresholdPct is MERGE_THRESHOLD: a page whose data falls below
 	// this share of the page after a delete is merged with a sibling.
 	// 1..50; 0 means 50.

@@ -183,7 +183,7 @@ func (ix *Index) splitAndInsert(ctx context.Context, path []uint32, level int, r
 // reports whether r was inserted.
 func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page.Record, size, iter int, st stripe.Stripe, unlocked *bool) (bool, error) {
 	pageNo := path[len(path)-1]
-	g, err := ix.fix(ctx, pageNo, bufpool.Exclusive)
+	g, err := ix.fixTree(ctx, pageNo, bufpool.Exclusive)
 	if err != nil {
 		return false, err
 	}
@@ -216,6 +216,7 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 		ix.giveBack(newNo)
 		return false, err
 	}
+	ng = ix.keepNew(newNo, ng)
 	defer ng.Release()
 	ix.perLevel[level].Add(1)
 	np, nz := page.IndexPage(ng.Frame()), ng.Zip()
@@ -272,8 +273,10 @@ func (ix *Index) splitOnce(ctx context.Context, path []uint32, level int, r page
 	if pl.insertLeft {
 		tp, tz = left, lz
 	}
-	if unlocked != nil && level == 0 && tz == nil && tp.MaxInsertSizeAfterReorganize() >= size {
-		ix.lock.Unlock()
+	// In SX mode the lock stays to the end with the pages the change
+	// latched (endTree), which it guards.
+	if unlocked != nil && level == 0 && tz == nil && tp.MaxInsertSizeAfterReorganize() >= size && !ix.o.SXIndexLock {
+		ix.unlockTree()
 		*unlocked = true
 	}
 	// The tuple's slot in its half follows from the plan; a search could
@@ -314,7 +317,7 @@ func (ix *Index) insertIntoRightSibling(ctx context.Context, path []uint32, p pa
 	if slot != p.NRecs() || next == page.FilNull || len(path) < 2 {
 		return false, nil
 	}
-	pg, err := ix.fix(ctx, path[len(path)-2], bufpool.Exclusive)
+	pg, err := ix.fixTree(ctx, path[len(path)-2], bufpool.Exclusive)
 	if err != nil {
 		return false, err
 	}
@@ -328,7 +331,7 @@ func (ix *Index) insertIntoRightSibling(ctx context.Context, path []uint32, p pa
 		pg.Release()
 		return false, nil
 	}
-	ng, err := ix.fix(ctx, next, bufpool.Exclusive)
+	ng, err := ix.fixTree(ctx, next, bufpool.Exclusive)
 	if err != nil {
 		pg.Release()
 		return false, err
@@ -385,7 +388,7 @@ func (ix *Index) relink(ctx context.Context, pageNo uint32, set func(page.Fil)) 
 	if pageNo == page.FilNull {
 		return nil
 	}
-	g, err := ix.fix(ctx, pageNo, bufpool.Exclusive)
+	g, err := ix.fixTree(ctx, pageNo, bufpool.Exclusive)
 	if err != nil {
 		return err
 	}
@@ -505,7 +508,7 @@ func (ix *Index) raiseRoot(ctx context.Context, st stripe.Stripe) (uint32, error
 		return 0, fmt.Errorf("btree: index %q already has %d levels", ix.o.Name, maxLevels)
 	}
 	st.Add(cRootRaises, 1)
-	rg, err := ix.fix(ctx, ix.root, bufpool.Exclusive)
+	rg, err := ix.fixTree(ctx, ix.root, bufpool.Exclusive)
 	if err != nil {
 		return 0, err
 	}
@@ -521,6 +524,7 @@ func (ix *Index) raiseRoot(ctx context.Context, st stripe.Stripe) (uint32, error
 		ix.giveBack(newNo)
 		return 0, err
 	}
+	ng = ix.keepNew(newNo, ng)
 	defer ng.Release()
 	np, nz := page.IndexPage(ng.Frame()), ng.Zip()
 	if err := ix.moveRecords(rp, rz, np, nz, 0, rp.NRecs(), true, st); err != nil {
@@ -572,7 +576,7 @@ func (ix *Index) attachLeft(ctx context.Context, path []uint32, level int, pageN
 // the pointer splits in turn [btr_insert_on_non_leaf_level].
 func (ix *Index) insertNodePtr(ctx context.Context, path []uint32, level int, after uint32, key []byte, child, repoint uint32, st stripe.Stripe) error {
 	parentPath := path[:len(path)-1]
-	pg, err := ix.fix(ctx, parentPath[len(parentPath)-1], bufpool.Exclusive)
+	pg, err := ix.fixTree(ctx, parentPath[len(parentPath)-1], bufpool.Exclusive)
 	if err != nil {
 		return err
 	}

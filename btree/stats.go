@@ -33,6 +33,8 @@ const (
 	cDiscards
 	cLifts
 	cSysResets
+	cTreeLatches
+	cLatchMisses
 	cRows     // signed, as uint64 deltas
 	cLeafData // signed: bytes of live records on leaves
 	nCounters
@@ -84,6 +86,13 @@ type Stats struct {
 	// SysResets counts records whose DB_TRX_ID and DB_ROLL_PTR purge
 	// reset (ResetSys).
 	SysResets uint64
+	// TreeLatches counts the pages structure changes latched in advance
+	// under the SX index lock (Options.SXIndexLock); LatchMisses the pages
+	// one had to latch exclusively without having latched them in advance,
+	// which btr_cur_will_modify_tree's rules should leave at 0: such a
+	// latch comes after latches below it, against the order searches
+	// couple theirs in.
+	TreeLatches, LatchMisses uint64
 
 	Height        int
 	PagesPerLevel []int // index 0 is the leaf level
@@ -149,6 +158,8 @@ func (s Stats) Sub(prev Stats) Stats {
 	d.Discards -= prev.Discards
 	d.Lifts -= prev.Lifts
 	d.SysResets -= prev.SysResets
+	d.TreeLatches -= prev.TreeLatches
+	d.LatchMisses -= prev.LatchMisses
 	return d
 }
 

@@ -146,7 +146,7 @@ func copyRecord(buf []byte, r page.Record) page.Record {
 // the index lock exclusive, splitting or merging as needed. It keeps the
 // lock to the end, so leafWrite's early-release flag goes unused.
 func (ix *Index) updatePessimistic(ctx context.Context, r page.Record, st stripe.Stripe) (bool, error) {
-	lp, err := ix.seekLeafX(ctx, r.Key)
+	lp, err := ix.seekLeafX(ctx, r.Key, intentBoth)
 	if err != nil {
 		return false, err
 	}
