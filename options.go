@@ -35,6 +35,13 @@ type Options struct {
 	// zero value tries the next leaf first, as MySQL 5.7 and MariaDB 10.2+
 	// do (under the same parent only, btree/doc.go).
 	NoSiblingInsert bool
+	// SXIndexLock runs every index lock as MySQL 5.7 and MariaDB 10.2+
+	// do: a structure change takes it SX and latches the pages it may
+	// change in advance, so searches and optimistic writes go on beside it
+	// (btree.Options.SXIndexLock). The zero value is 5.6's and earlier's:
+	// a structure change takes the lock exclusively and keeps every other
+	// descent out of the index.
+	SXIndexLock bool
 	// CompressedLeafReserve keeps 1/16 of compressed clustered leaves free
 	// for updates when inserts run in order, as uncompressed ones, which
 	// InnoDB did up to 5.6.10 (btree.Options.CompressedLeafReserve). The

@@ -125,6 +125,7 @@ func (t *Table) indexOptions(sch *schema, p *partition, j int, id uint64) btree.
 		Fields: x.fields, MaxKeyLen: x.maxKey, ExternRefs: sch.externRefsFor(j),
 		Padding: t.store.opts.Padding, LogCompressedPages: t.store.opts.LogCompressedPages,
 		NoSiblingInsert:       t.store.opts.NoSiblingInsert,
+		SXIndexLock:           t.store.opts.SXIndexLock,
 		CompressedLeafReserve: t.store.opts.CompressedLeafReserve,
 		MergeThresholdPct:     t.opts.MergeThresholdPct, AdaptiveHash: t.store.ahi,
 		ChangeBuffer: t.changeBuffer(j),

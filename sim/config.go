@@ -47,6 +47,7 @@ type Config struct {
 	Frames             string        `json:"frames"`               // "arena" (preallocated, the default) or "per-miss" (a Go allocation per frame taken)
 	LogCompressedPages bool          `json:"log_compressed_pages"` // innodb_log_compressed_pages=ON (5.6/5.7's default); off is MariaDB's insert path
 	NoSiblingInsert    bool          `json:"no_sibling_insert"`    // split a full leaf without offering the record to the next leaf first (InnoDB up to 5.6)
+	SXIndexLock        bool          `json:"sx_index_lock"`        // structure changes take the index lock SX and latch their pages in advance, as 5.7 and MariaDB 10.2+ (zipsim.Options.SXIndexLock); off is 5.6's exclusive lock
 	NoZlibReuse        bool          `json:"no_zlib_reuse"`        // build codec state per page (de)compression (zlib_reuse=off)
 	AdaptiveHash       bool          `json:"adaptive_hash"`        // innodb_adaptive_hash_index=ON: point reads by primary key skip the descent when hashed
 	AdaptiveHashParts  int           `json:"adaptive_hash_parts"`  // innodb_adaptive_hash_index_parts, 1..512, with AdaptiveHash; 0 means 8 (5.7's default; 5.6 and earlier had one latch)

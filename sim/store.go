@@ -40,6 +40,7 @@ func (c Config) StoreOptions(dataBytes int64) (zipsim.Options, error) {
 		NoCodecReuse:          c.NoZlibReuse,
 		LogCompressedPages:    c.LogCompressedPages,
 		NoSiblingInsert:       c.NoSiblingInsert,
+		SXIndexLock:           c.SXIndexLock,
 		CompressedLeafReserve: c.CompressedLeafReserve,
 		AdaptiveHashIndex:     c.AdaptiveHash,
 		AdaptiveHashParts:     c.AdaptiveHashParts,
