@@ -170,7 +170,8 @@ func (o *Outcome) WriteText(w io.Writer) error {
 // and then sleep in the sync array, rather than anything like Go's
 // parking locks. Seed 000 ran Percona Server 5.1.57 (XtraDB), 001 the
 // InnoDB plugin 1.0, 002 MySQL 5.6.21 and 5.7.5, 004 5.6 and 5.7. 5.7's
-// SX lock and its TTASEventMutex policy are not modelled.
+// TTASEventMutex policy is not modelled; its SX index lock is
+// (Config.SXIndexLock), and T6 runs it.
 const seedLatches = "plugin"
 
 // seedCodec is InnoDB's compressor, which every scenario's compressed and
@@ -192,11 +193,11 @@ const seedLatches = "plugin"
 // server layer"); the zipsim_czlib_c build runs C zlib both ways.
 const seedCodec = "czlib:6"
 
-// engine56 sets the rule of InnoDB up to 5.6, which seed 004's fb56 ran
-// (T6), that 5.7 changed: a full leaf splits even when the record belongs
-// at its end and the next leaf has room (5.7 added
-// btr_insert_into_right_sibling). T7 keeps 5.7's rule: its seed ran 5.6
-// and 5.7, and real InnoDB in its shape here is MariaDB 10.11.
+// engine56 sets the rule of InnoDB up to 5.6 that 5.7 changed: a full
+// leaf splits even when the record belongs at its end and the next leaf
+// has room (5.7 added btr_insert_into_right_sibling). engine51 builds on
+// it. T6 and T7 keep 5.7's rule: their seeds ran 5.6 and 5.7, and real
+// InnoDB in their shapes here is MariaDB 10.11.
 func engine56(c Config) Config {
 	c.NoSiblingInsert = true
 	return c
