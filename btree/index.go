@@ -391,7 +391,9 @@ func (ix *Index) point(ctx context.Context, key []byte, fn func(p page.IndexPage
 // value [row_sel_store_mysql_field reads external fields under the page
 // latch]. The index lock is released once the leaf is latched: fn may
 // take its time (BLOB reads) without holding off structure changes
-// elsewhere in the tree. fn must not write this index. It reports
+// elsewhere in the tree. fn must not use this index: a structure change
+// waiting for the leaf would keep fn's descent waiting (at the index lock,
+// or at a page it latched in SX mode) while fn keeps the leaf. It reports
 // whether key was found.
 func (ix *Index) View(ctx context.Context, key []byte, fn func(value []byte) error) (bool, error) {
 	return ix.point(ctx, key, func(p page.IndexPage, s int) error { return fn(p.Value(s)) })
