@@ -3,6 +3,8 @@
 package btree
 
 import (
+	"encoding/binary"
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -102,5 +104,59 @@ func TestZeroAllocsChangeBuffer(t *testing.T) {
 			t.Logf("%d allocations in 4,000 writes; buffered %d, merged %d pages", n, d.Inserts+d.Deletes, d.Merges)
 			require.LessOrEqual(t, n, uint64(4000/40))
 		})
+	}
+}
+
+// TestZeroAllocsStructureChanges: splits and merges reuse the index's
+// path, separator and (in SX mode) held-page scratch, under either index
+// lock. A window of 3,000 rows moves along the key space, each write an
+// insert at its end and a delete at its start, so that leaves split at
+// one end and merge at the other; with the collector off and on one P,
+// every allocation over 4,000 writes is counted, allowing ten for scratch
+// that still grows (none in the runs so far).
+func TestZeroAllocsStructureChanges(t *testing.T) {
+	for _, sx := range []bool{false, true} {
+		for _, zip := range []int{0, 8192} {
+			t.Run(fmt.Sprintf("sx=%v/%s", sx, zipName(zip)), func(t *testing.T) {
+				defer debug.SetGCPercent(debug.SetGCPercent(-1))
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+				e := newEnv(t, zip, 8<<20)
+				o := e.options(1, true)
+				o.SXIndexLock = sx
+				ix, err := Create(ctx, o)
+				require.NoError(t, err)
+				const window = 3000
+				val := make([]byte, 200)
+				var key []byte
+				next, old := uint64(0), uint64(0)
+				write := func() {
+					key = binary.BigEndian.AppendUint64(key[:0], next)
+					next++
+					require.NoError(t, ix.Insert(ctx, key, val))
+					if next > window {
+						key = binary.BigEndian.AppendUint64(key[:0], old)
+						old++
+						require.NoError(t, ix.Delete(ctx, key))
+					}
+				}
+				for range 2 * window {
+					write()
+				}
+				s0 := ix.Stats()
+				var m0, m1 runtime.MemStats
+				runtime.ReadMemStats(&m0)
+				for range 4000 {
+					write()
+				}
+				runtime.ReadMemStats(&m1)
+				d := ix.Stats().Sub(s0)
+				require.Positive(t, d.Splits(), "splits")
+				require.Positive(t, d.Merges+d.Discards, "merges")
+				require.Equal(t, sx, d.TreeLatches > 0)
+				n := m1.Mallocs - m0.Mallocs
+				t.Logf("%d allocations in 4,000 writes: %d splits, %d merges, %d discards, %d pages latched in advance", n, d.Splits(), d.Merges, d.Discards, d.TreeLatches)
+				require.LessOrEqual(t, n, uint64(10))
+			})
+		}
 	}
 }

@@ -169,7 +169,7 @@ func Table(stats []Stats) string {
 	header := []string{"INDEX", "HEIGHT", "PAGES", "ROWS", "LEAF_FILL", "ROWS_PER_LEAF",
 		"INSERTS", "OPTIMISTIC", "PESSIMISTIC", "SPLITS_LEAF_SPACE", "SPLITS_LEAF_ZIP",
 		"SPLITS_NODE_SPACE", "SPLITS_NODE_ZIP", "SPLIT_ITERATIONS", "SIBLING_INSERTS", "REORGANIZE", "RECOMPRESS",
-		"MERGES", "SYS_RESETS", "PAD"}
+		"MERGES", "SYS_RESETS", "TREE_LATCHES", "LATCH_MISSES", "PAD"}
 	rows := make([][]string, 0, len(stats))
 	for _, s := range stats {
 		pages := 0
@@ -181,7 +181,8 @@ func Table(stats []Stats) string {
 			fmt.Sprint(s.Inserts), fmt.Sprint(s.InsertsOptimistic), fmt.Sprint(s.InsertsPessimistic),
 			fmt.Sprint(s.LeafSplitsSpace), fmt.Sprint(s.LeafSplitsZip), fmt.Sprint(s.NodeSplitsSpace),
 			fmt.Sprint(s.NodeSplitsZip), fmt.Sprint(s.SplitIterations), fmt.Sprint(s.SiblingInserts), fmt.Sprint(s.Reorganizations),
-			fmt.Sprint(s.Recompressions), fmt.Sprint(s.Merges), fmt.Sprint(s.SysResets), fmt.Sprint(s.Pad)})
+			fmt.Sprint(s.Recompressions), fmt.Sprint(s.Merges), fmt.Sprint(s.SysResets),
+			fmt.Sprint(s.TreeLatches), fmt.Sprint(s.LatchMisses), fmt.Sprint(s.Pad)})
 	}
 	table.Write(&b, "BTREE", header, rows)
 	return b.String()

@@ -407,11 +407,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		s := x.BTree
 		rows = append(rows, []string{x.Space, x.Index, strconv.Itoa(s.Height), strconv.Itoa(s.LeafPages()), f1(s.RowsPerLeaf()),
 			f1(100 * s.LeafFill()), u64(s.Inserts), u64(s.InsertsPessimistic), u64(s.LeafSplitsSpace), u64(s.LeafSplitsZip),
-			u64(s.NodeSplitsSpace + s.NodeSplitsZip), u64(s.Reorganizations), strconv.Itoa(s.Pad)})
+			u64(s.NodeSplitsSpace + s.NodeSplitsZip), u64(s.Reorganizations), u64(s.LatchMisses), strconv.Itoa(s.Pad)})
 	}
-	table.Write(&b, "B-TREES (counters over the run; shape at its end; leaf splits by space or by compression failure)",
+	table.Write(&b, "B-TREES (counters over the run; shape at its end; leaf splits by space or by compression failure; latch misses are 0 unless SX misjudged)",
 		[]string{"SPACE", "INDEX", "HEIGHT", "LEAVES", "ROWS/LEAF", "FILL_PCT", "INSERTS", "PESSIMISTIC", "SPLITS_SPACE",
-			"SPLITS_ZIP", "NODE_SPLITS", "REORGS", "PAD"}, rows)
+			"SPLITS_ZIP", "NODE_SPLITS", "REORGS", "LATCH_MISSES", "PAD"}, rows)
 
 	b.WriteString("\n")
 	rows = rows[:0]
