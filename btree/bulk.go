@@ -64,7 +64,6 @@ func (b *bulk) load(next func() (key, value []byte, ok bool, err error)) error {
 		if !ok {
 			break
 		}
-		ix.noteKey(len(key))
 		if err := ix.checkSize(key, value); err != nil {
 			return err
 		}
@@ -72,6 +71,7 @@ func (b *bulk) load(next func() (key, value []byte, ok bool, err error)) error {
 			return fmt.Errorf("%w: %x after %x", ErrUnsorted, key, last)
 		}
 		last = append(last[:0], key...)
+		ix.noteKey(len(key))
 		r, err := ix.leafRecord(key, value)
 		if err != nil {
 			return err

@@ -176,8 +176,12 @@ func (ix *Index) latchTree(ctx context.Context, key []byte, intent treeIntent) (
 		// A longer key may have reached the leaf between the passes: it
 		// was noted before it went in, so once the leaf is latched the
 		// estimate holds for every key the change can move up.
-		if err != nil || ix.maxKeyLen() == keyLen {
+		if err != nil {
 			return lp, err
+		}
+		if ix.maxKeyLen() == keyLen {
+			ix.ctr.Add(cTreeLatches, uint64(len(ix.held)))
+			return lp, nil
 		}
 		ix.releaseHeld()
 	}
@@ -242,7 +246,6 @@ func (ix *Index) latchTreeFor(ctx context.Context, key []byte, intent treeIntent
 			return leafPos{}, err
 		}
 	}
-	ix.ctr.Add(cTreeLatches, uint64(len(ix.held)))
 	lp := leafPos{path: path, g: g, p: page.IndexPage(g.Frame()), z: g.Zip()}
 	lp.slot, lp.found = lp.p.Search(key, bytes.Compare)
 	return lp, nil
