@@ -59,13 +59,16 @@ type Index struct {
 	ctr      *stripe.Counters
 	scratch  sync.Pool // page-size buffers for reorganizations
 	// A pessimistic operation's path from the root, a merge's separator
-	// keys and each level's split separator, reused under lock held
-	// exclusively so that splits and merges allocate nothing in steady
-	// state. A split passes its separator up as the parent level's record,
-	// so each level keeps its own.
-	xPath      []uint32
-	xSeps      [2][]byte
-	xSplitSeps [maxLevels][]byte
+	// keys, and each level's split separator and path for a split's later
+	// passes or a root raise, reused under lock held exclusively (or SX)
+	// so that splits and merges allocate nothing in steady state. A split
+	// passes its separator up as the parent level's record, and a split at
+	// one level runs inside one at the level below, so each level keeps
+	// its own.
+	xPath       []uint32
+	xSeps       [2][]byte
+	xSplitSeps  [maxLevels][]byte
+	xSplitPaths [maxLevels][]uint32
 	// The adaptive hash index's part, seed and btr_search_info's
 	// n_hash_potential, which counts found keys up to the build limit.
 	hashPart      *hashPart

@@ -153,16 +153,18 @@ func (ix *Index) splitAndInsert(ctx context.Context, path []uint32, level int, r
 		if iter > 0 {
 			st.Add(cSplitIterations, 1)
 			var err error
-			if path, err = ix.path(ctx, nil, r.Key, level); err != nil {
+			if path, err = ix.path(ctx, ix.xSplitPaths[level][:0], r.Key, level); err != nil {
 				return err
 			}
+			ix.xSplitPaths[level] = path
 		}
 		if path[len(path)-1] == ix.root {
 			child, err := ix.raiseRoot(ctx, st)
 			if err != nil {
 				return err
 			}
-			path = []uint32{ix.root, child}
+			path = append(ix.xSplitPaths[level][:0], ix.root, child)
+			ix.xSplitPaths[level] = path
 		}
 		done, err := ix.splitOnce(ctx, path, level, r, size, iter, st, unlocked)
 		if err != nil || done {
