@@ -21,10 +21,10 @@ import (
 // until the fill factor's reserve; a finished compressed page that does not
 // compress is split in half and both halves compressed, again and again.
 // The top page is finally copied into the root. The index lock is held
-// exclusively throughout (and SX in SX mode), and the adaptive hash index takes no guess on
-// the index meanwhile: pages of the load may have held the index's keys
-// before, in the slots old cells name, and a load that fails gives them
-// back.
+// exclusively throughout (and SX in SX mode), and the adaptive hash index
+// takes no guess on the index meanwhile: pages of the load may have held
+// the index's keys before, in the slots old cells name, and a load that
+// fails gives them back.
 func (ix *Index) BulkLoad(ctx context.Context, next func() (key, value []byte, ok bool, err error)) error {
 	ix.lockTree()
 	defer ix.unlockTree()

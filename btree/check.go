@@ -137,8 +137,8 @@ func (c *checker) visit(ctx context.Context, pageNo uint32, level int, lo, hi []
 		if hi != nil && bytes.Compare(k, hi) >= 0 {
 			c.errorf("page %d slot %d: key %x not below the next bound %x", pageNo, i, k, hi)
 		}
-		if max := c.ix.maxKeyLen(); len(k) > max {
-			c.errorf("page %d slot %d: a %d-byte key, longer than the %d bytes structure changes size node pointers for", pageNo, i, len(k), max)
+		if limit := c.ix.maxKeyLen(); len(k) > limit {
+			c.errorf("page %d slot %d: a %d-byte key, longer than the %d bytes structure changes size node pointers for", pageNo, i, len(k), limit)
 		}
 	}
 	if level == 0 && c.ix.o.ExternRefs != nil {

@@ -239,7 +239,8 @@ func (c *Cursor) lastBefore(p page.IndexPage) int {
 // leaf's link to the left (a structure change may free the leaf it names
 // once the latch that read it goes). A leaf whose keys before pos are all
 // gone sends the search on below the leaf's lower bound; with none, the
-// cursor is finished.
+// cursor is finished [btr_pcur_move_backward_from_page: the position is
+// restored with BTR_SEARCH_PREV, a descent that latches the leaf before].
 func (c *Cursor) seekBefore() (bufpool.Guard, error) {
 	ix := c.ix
 	for {

@@ -41,9 +41,9 @@ type Index struct {
 	lock latch.RWMutex
 	// sx is the lock's SX mode in SX mode (treelatch.go), counted under
 	// the lock's name; held are the pages a structure change latched,
-	// kept until it ends; keyMax is the longest key written, for node
-	// pointer sizes when Options.MaxKeyLen is not set.
-	// inTree and freed, under sx, defer giveBack to endTree.
+	// kept until it ends; inTree and freed, under sx, defer giveBack to
+	// endTree. keyMax is the longest key written or found on Open, which
+	// with Options.MaxKeyLen sizes node pointers (maxKeyLen).
 	sx     latch.Mutex
 	held   []heldPage
 	inTree bool

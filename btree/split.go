@@ -138,11 +138,12 @@ func (ix *Index) planSplit(p page.IndexPage, slot int, tupleSize, iter int) spli
 
 // splitAndInsert splits the page at the end of path (at level) and inserts
 // r, repeating on the half that should take r until it fits
-// [btr_page_split_and_insert]. The index lock is held exclusively. When
-// unlocked is not nil the lock may be released early, as InnoDB does for
-// uncompressed leaves once the tree is changed and the record is sure to
-// fit; *unlocked then says so. Compressed leaves keep it to the end: their
-// insert may still fail and split again.
+// [btr_page_split_and_insert]. The index lock is held exclusively (SX in
+// SX mode). When unlocked is not nil the exclusive lock may be released
+// early, as InnoDB does for uncompressed leaves once the tree is changed
+// and the record is sure to fit; *unlocked then says so. Compressed leaves
+// keep it to the end: their insert may still fail and split again. The SX
+// lock is always kept to the end (treelatch.go).
 func (ix *Index) splitAndInsert(ctx context.Context, path []uint32, level int, r page.Record, st stripe.Stripe, unlocked *bool) error {
 	kind := ix.kind
 	if level > 0 {
