@@ -49,6 +49,10 @@ type Index struct {
 	inTree bool
 	freed  []uint32
 	keyMax atomic.Int32
+	// afterTreePass, nil but in tests, runs after each of latchTree's
+	// passes, with the pages held, so that a test can lengthen the
+	// longest key between a pass and its recheck.
+	afterTreePass func()
 	// height changes only under lock held exclusively (SX in SX mode).
 	height atomic.Int32
 	// perLevel counts pages per level, changed only under lock held

@@ -179,6 +179,9 @@ func (ix *Index) latchTree(ctx context.Context, key []byte, intent treeIntent) (
 		if err != nil {
 			return lp, err
 		}
+		if ix.afterTreePass != nil {
+			ix.afterTreePass()
+		}
 		if ix.maxKeyLen() == keyLen {
 			ix.ctr.Add(cTreeLatches, uint64(len(ix.held)))
 			return lp, nil

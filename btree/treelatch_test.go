@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/zipsim/zipsim/page"
 )
 
 // TestSXLongKeys runs structure changes under the SX index lock on node
@@ -97,4 +98,55 @@ func testSXLongKeys(t *testing.T, zip int) {
 	require.Positive(t, s.Merges+s.Discards, "merges after reopening")
 	require.Positive(t, s.TreeLatches)
 	require.Zero(t, s.LatchMisses+grown.LatchMisses, "pages latched by a structure change without latching them in advance")
+}
+
+// TestSXLatchTreeRetry lengthens the longest key the index knows of
+// between latchTree's pass and its recheck, as a concurrent write of a
+// longer key can: the change must let its pages go and latch again from
+// the page the longer key's node pointers make safe, here the root, and
+// count the pages of that pass alone.
+func TestSXLatchTreeRetry(t *testing.T) {
+	e := newDiffEnvLock(t, 0, 8<<20, true)
+	ix := e.ix
+	const keyLen, longLen = 100, 1000
+	key := func(i int) []byte {
+		k := binary.BigEndian.AppendUint64(make([]byte, 0, keyLen), uint64(i))
+		return append(k, bytes.Repeat([]byte{'k'}, keyLen-8)...)
+	}
+	var passes []int // pages held after each pass of the change under test
+	var first heldPage
+	var tops []uint32 // the first page each pass latched
+	ix.afterTreePass = func() {
+		if passes != nil {
+			passes = append(passes, len(ix.held))
+			tops = append(tops, ix.held[0].no)
+			return
+		}
+		// The first change whose highest latched page is a node page
+		// below the root that a longLen-byte separator could split.
+		top := ix.held[0]
+		p := page.IndexPage(top.g.Frame())
+		if top.no == ix.root || p.IsLeaf() || !ix.willModify(p, intentInsert, longLen) {
+			return
+		}
+		passes = []int{len(ix.held)}
+		first = top
+		ix.noteKey(longLen)
+	}
+	var before Stats
+	for i := 0; passes == nil; i++ {
+		require.Less(t, i, 100_000, "no node page came near full")
+		before = ix.Stats()
+		require.NoError(t, ix.Insert(ctx, key(i), []byte("value-08")))
+	}
+	ix.afterTreePass = nil
+	require.Len(t, passes, 2, "passes of the change that saw a longer key")
+	require.Equal(t, []uint32{ix.root}, tops, "the second pass latches from the root down, its first pass's pages let go")
+	require.Greater(t, passes[1], passes[0], "the second pass latches from higher up")
+	after := ix.Stats()
+	require.EqualValues(t, passes[1], after.TreeLatches-before.TreeLatches, "pages counted for the second pass alone")
+	require.Zero(t, after.LatchMisses)
+	require.Equal(t, longLen, ix.maxKeyLen())
+	t.Logf("node page %d could split under a %d-byte separator: %d pages latched, then %d", first.no, longLen, passes[0], passes[1])
+	requireCheck(t, ix)
 }
