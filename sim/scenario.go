@@ -171,7 +171,7 @@ func (o *Outcome) WriteText(w io.Writer) error {
 // parking locks. Seed 000 ran Percona Server 5.1.57 (XtraDB), 001 the
 // InnoDB plugin 1.0, 002 MySQL 5.6.21 and 5.7.5, 004 5.6 and 5.7. 5.7's
 // TTASEventMutex policy is not modelled; its SX index lock is
-// (Config.SXIndexLock), and T6 runs it.
+// (Config.SXIndexLock), and T6 and T8 run it.
 const seedLatches = "plugin"
 
 // seedCodec is InnoDB's compressor, which every scenario's compressed and

@@ -123,7 +123,9 @@ func t8Config(m t8Mode, maxid1 int) Config {
 		// 5.7 runs page cleaners, as T6 and T7's IO-bound loads do: a
 		// transparent page is compressed by whichever thread writes it.
 		PageCleaner: true, LRUScanDepth: t6CleanerFree,
-		Linkbench: LinkbenchConfig{MaxID1: maxid1},
+		// The seed's 5.7.8 took the index lock SX for splits and merges.
+		SXIndexLock: true,
+		Linkbench:   LinkbenchConfig{MaxID1: maxid1},
 	}
 }
 
@@ -578,7 +580,7 @@ func t8MariaDB(runs []MariaDBT8Run) string {
 
 func t8Notes(out *Outcome, m t8Measured) {
 	mib := func(b int64) float64 { return float64(b) / (1 << 20) }
-	out.Notef("linkbench maxid1=%d, linktable and counttable partitioned %d ways by KEY(id1) and KEY(id), MySQL's hash (nodetable DYNAMIC and unpartitioned in both, in the database size but left out of extents and drops), %d threads, stores on files (fsync on flush, as InnoDB does) behind %v a page read or write, pool %.2f of the uncompressed data, change buffer on (5.7's default), a page cleaner keeping %d frames free, %s latches (Config.Latches); both modes compress with %s (InnoDB's deflate; in this build the %s), transparent with compress2's parameters (windowBits 15, memLevel 8) as 5.7's os_file_compress_page does, old-style with page_zip_compress's",
+	out.Notef("linkbench maxid1=%d, linktable and counttable partitioned %d ways by KEY(id1) and KEY(id), MySQL's hash (nodetable DYNAMIC and unpartitioned in both, in the database size but left out of extents and drops), %d threads, stores on files (fsync on flush, as InnoDB does) behind %v a page read or write, pool %.2f of the uncompressed data, change buffer on (5.7's default), a page cleaner keeping %d frames free, %s latches (Config.Latches), 5.7's SX index lock for splits and merges (Config.SXIndexLock); both modes compress with %s (InnoDB's deflate; in this build the %s), transparent with compress2's parameters (windowBits 15, memLevel 8) as 5.7's os_file_compress_page does, old-style with page_zip_compress's",
 		m.maxid1, t8Partitions, t8Threads, t8IOLatency, t8PoolRatio, t6CleanerFree, seedLatches, seedCodec, compress.CZlibImplementation())
 	out.Notef("each request spends %v of modelled server-layer CPU (Config.StatementCPU): MariaDB's CPU a request on an uncompressed table in this shape less zipsim's engine's; GOMAXPROCS %d, %d× its value before T8 (the cores, unless set), so that the kernel, which schedules InnoDB's threads, shares the cores among more of the goroutines that stand for them, rather than Go's run queue holding a requester back from a read until a running goroutine, such as a page cleaner's writer compressing, blocks (BENCHMARKS.md, T8)",
 		lbRequestCPU, m.procs, t8ProcsPerCore)
