@@ -264,3 +264,16 @@ func BenchmarkLineTransfer(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkFixCold fixes uniformly random pages of a pool of 65,536
+// cached frames, whose descriptors, latches and page hash (about 56 MiB)
+// outgrow the caches: a hit as a B-tree's random leaf read meets it, each
+// line a miss to memory, where BenchmarkFixHit's 256 pages stay cached.
+func BenchmarkFixCold(b *testing.B) {
+	const pages = 65536
+	// A quarter more frames than pages: instances fill unevenly.
+	p := benchPool(b, Options{Bytes: pages * 16384 * 5 / 4}, 0, pages)
+	warm(b, p, pages)
+	before, wall := fixParallel(b, p, pages)
+	reportLocks(b, p, before, wall)
+}
