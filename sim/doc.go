@@ -49,7 +49,8 @@
 // rules (engine51: innodb_old_blocks_time=0, the update reserve on
 // compressed leaves, and with Legacy or Global locking zip_clean's walks);
 // T1's Legacy arm runs one buffer pool, as 5.1 had, and T5's builtin arm
-// its innodb_thread_concurrency of 8.
+// its innodb_thread_concurrency of 8. T6 and T8 take 5.7's SX index lock
+// (Config.SXIndexLock); the others keep the exclusive one.
 //
 // Run gives each worker a zipsim.Session, a connection's place at the
 // store's concurrency gate (Config.ThreadConcurrency; without it the
