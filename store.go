@@ -121,7 +121,8 @@ func Open(path string, opts Options) (*Store, error) {
 			return nil, errors.Join(err, s.pool.Close())
 		}
 	}
-	// Opening walked every index, reading and verifying every page and
+	// Opening walked every index, reading and verifying every page (a
+	// compressed leaf's block, not its stream, unless SXIndexLock) and
 	// evicting each after its visit; a restarted InnoDB starts with an
 	// empty pool, so this one does too.
 	s.pool.EvictAll()

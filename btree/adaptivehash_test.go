@@ -70,7 +70,7 @@ func leafKeys(t testing.TB, ix *Index, pageNo uint32) [][]byte {
 func leafPages(t testing.TB, ix *Index) []uint32 {
 	t.Helper()
 	var out []uint32
-	require.NoError(t, ix.walk(ctx, func(level int, p page.IndexPage) error {
+	require.NoError(t, ix.walk(ctx, false, func(level int, p page.IndexPage) error {
 		if level == 0 {
 			out = append(out, p.PageNo())
 		}

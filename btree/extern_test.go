@@ -97,7 +97,7 @@ func TestExternRefsRejects(t *testing.T) {
 // zipBlobs sums the BLOB pointers of the index's leaf zip images.
 func zipBlobs(t *testing.T, ix *Index) int {
 	n := 0
-	require.NoError(t, ix.walk(ctx, func(level int, p page.IndexPage) error {
+	require.NoError(t, ix.walk(ctx, false, func(level int, p page.IndexPage) error {
 		if level != 0 {
 			return nil
 		}

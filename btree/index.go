@@ -43,7 +43,7 @@ type Index struct {
 	// the lock's name; held are the pages a structure change latched,
 	// kept until it ends; inTree and freed, under sx, defer giveBack to
 	// endTree. keyMax is the longest key written or found on Open, which
-	// with Options.MaxKeyLen sizes node pointers (maxKeyLen).
+	// with Options.MaxKeyLen sizes node pointers in SX mode (maxKeyLen).
 	sx     latch.Mutex
 	held   []heldPage
 	inTree bool
@@ -113,7 +113,8 @@ func Create(ctx context.Context, o Options) (*Index, error) {
 }
 
 // Open returns the index whose root is page root. It walks the tree once
-// to count its pages, rows and leaf bytes.
+// to count its pages, rows and leaf bytes, and in SX mode to learn its
+// longest key.
 func Open(ctx context.Context, o Options, root uint32) (*Index, error) {
 	ix, err := newIndex(o)
 	if err != nil {
@@ -138,12 +139,20 @@ func Open(ctx context.Context, o Options, root uint32) (*Index, error) {
 	if ix.height.Load() > maxLevels {
 		return nil, fmt.Errorf("btree: root page %d of index %q is at level %d; at most %d levels", root, o.Name, ix.height.Load()-1, maxLevels)
 	}
+	// Leaf keys matter only to the SX mode's node pointers (maxKeyLen).
+	// Without it a compressed leaf is counted from its zip block alone,
+	// whose page header is kept uncompressed and current
+	// [page_zip_write_header], so opening inflates no leaf.
+	leafHeaders := ix.zip != 0 && !ix.o.SXIndexLock
 	var rows, data int64
-	err = ix.walk(ctx, func(level int, p page.IndexPage) error {
+	err = ix.walk(ctx, leafHeaders, func(level int, p page.IndexPage) error {
 		ix.perLevel[level].Add(1)
 		if level == 0 {
 			rows += int64(p.NRecs())
 			data += int64(p.DataSize())
+			if leafHeaders {
+				return nil
+			}
 		}
 		// Node pages keep separators of keys since deleted.
 		for i := range p.NRecs() {
@@ -410,8 +419,10 @@ func (ix *Index) View(ctx context.Context, key []byte, fn func(value []byte) err
 // level left to right, with the index lock shared, and evicts each page
 // after its visit (Pool.Evict): Open's walk reads every page once, and
 // under Legacy locking each compressed read walks past the pages the pool
-// holds.
-func (ix *Index) walk(ctx context.Context, fn func(level int, p page.IndexPage) error) error {
+// holds. With leafHeaders a compressed index's leaves are fixed without a
+// frame (Pool.FixZip), and fn gets the zip block, of which only the FIL
+// and page headers may be read.
+func (ix *Index) walk(ctx context.Context, leafHeaders bool, fn func(level int, p page.IndexPage) error) error {
 	ix.lockStructure()
 	defer ix.unlockStructure()
 	first := ix.root
@@ -420,17 +431,28 @@ func (ix *Index) walk(ctx context.Context, fn func(level int, p page.IndexPage) 
 		first = page.FilNull
 		for next != page.FilNull {
 			no := next
-			g, err := ix.fix(ctx, no, bufpool.Shared)
+			var g bufpool.Guard // one of the two is taken; the other's Release does nothing
+			var zg bufpool.ZipGuard
+			var err error
+			if level == 0 && leafHeaders {
+				zg, err = ix.pool.FixZip(ctx, ix.id(no))
+			} else {
+				g, err = ix.fix(ctx, no, bufpool.Shared)
+			}
 			if err != nil {
 				return err
 			}
-			p := page.IndexPage(g.Frame())
+			p := page.IndexPage(zg.Block())
+			if p == nil {
+				p = page.IndexPage(g.Frame())
+			}
 			if first == page.FilNull && level > 0 && p.NRecs() > 0 {
 				first = p.Child(0)
 			}
 			err = fn(level, p)
 			next = p.Fil().Next()
 			g.Release()
+			zg.Release()
 			ix.pool.Evict(ix.id(no))
 			if err != nil {
 				return err

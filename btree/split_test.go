@@ -168,7 +168,7 @@ func siblingTree(t *testing.T, ix *Index) (leaves []uint32, parent map[uint32]ui
 func treeShape(t *testing.T, ix *Index) (leaves []uint32, parent map[uint32]uint32) {
 	t.Helper()
 	parent = map[uint32]uint32{}
-	require.NoError(t, ix.walk(ctx, func(level int, p page.IndexPage) error {
+	require.NoError(t, ix.walk(ctx, false, func(level int, p page.IndexPage) error {
 		switch level {
 		case 0:
 			leaves = append(leaves, p.PageNo())
