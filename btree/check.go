@@ -19,8 +19,8 @@ import (
 // each level, every zip image decompressing to its frame, and the counted
 // rows, leaf bytes and pages per level matching the tree, and every
 // adaptive hash guess that a page would confirm leading where a descent
-// leads, and no key longer than the longest the index knows of (by which
-// the SX mode sizes node pointers). The counts are exact only while no
+// leads, and, in SX mode, no key longer than the longest the index knows
+// of (by which that mode sizes node pointers). The counts are exact only while no
 // write runs.
 func (ix *Index) Check(ctx context.Context) []error {
 	ix.lockStructure()

@@ -42,8 +42,9 @@ type Index struct {
 	// sx is the lock's SX mode in SX mode (treelatch.go), counted under
 	// the lock's name; held are the pages a structure change latched,
 	// kept until it ends; inTree and freed, under sx, defer giveBack to
-	// endTree. keyMax is the longest key written or found on Open, which
-	// with Options.MaxKeyLen sizes node pointers in SX mode (maxKeyLen).
+	// endTree. keyMax is the longest key written or found on Open (every
+	// key in SX mode), which with Options.MaxKeyLen sizes node pointers in
+	// SX mode (maxKeyLen).
 	sx     latch.Mutex
 	held   []heldPage
 	inTree bool
@@ -139,11 +140,13 @@ func Open(ctx context.Context, o Options, root uint32) (*Index, error) {
 	if ix.height.Load() > maxLevels {
 		return nil, fmt.Errorf("btree: root page %d of index %q is at level %d; at most %d levels", root, o.Name, ix.height.Load()-1, maxLevels)
 	}
-	// Leaf keys matter only to the SX mode's node pointers (maxKeyLen).
-	// Without it a compressed leaf is counted from its zip block alone,
-	// whose page header is kept uncompressed and current
-	// [page_zip_write_header], so opening inflates no leaf.
-	leafHeaders := ix.zip != 0 && !ix.o.SXIndexLock
+	// Leaf keys matter only to the SX mode's node pointers (maxKeyLen),
+	// and a leaf's free space only to the change buffer, which learns it
+	// as each leaf is fixed (waiting). Without either a compressed leaf is
+	// counted from its zip block alone, whose page header is kept
+	// uncompressed and current [page_zip_write_header], so opening
+	// inflates no leaf.
+	leafHeaders := ix.zip != 0 && !ix.o.SXIndexLock && ix.o.ChangeBuffer == nil
 	var rows, data int64
 	err = ix.walk(ctx, leafHeaders, func(level int, p page.IndexPage) error {
 		ix.perLevel[level].Add(1)

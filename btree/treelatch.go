@@ -282,8 +282,8 @@ func (ix *Index) willModify(p page.IndexPage, intent treeIntent, keyLen int) boo
 // the longest key written, or found on any page when the index was
 // opened, or Options.MaxKeyLen if that is longer (it is not enforced on
 // writes, and the root package's counts a string column's bytes before
-// their escapes). Only the SX mode asks, and only its Open reads every
-// leaf's keys; Check holds it to this bound in that mode alone.
+// their escapes). Only the SX mode asks; its Open is sure to read every
+// leaf's keys, and Check holds keys to this bound in that mode alone.
 func (ix *Index) maxKeyLen() int {
 	return max(ix.o.MaxKeyLen, int(ix.keyMax.Load()))
 }

@@ -45,7 +45,9 @@
 // and never changed, which InnoDB keeps compressed-only. FixZip
 // [buf_page_get_zip] pins a page of a compressed table and returns its zip
 // block, with no frame and no latch; a miss reads only the block, into a
-// compressed-only page at the LRU midpoint. A fixer that finds a page whose
+// compressed-only page at the LRU midpoint. The B-tree also counts a
+// compressed index's leaves through it when it opens the index, from the
+// page headers a zip block keeps uncompressed. A fixer that finds a page whose
 // read is in flight waits on the page's io mutex, which the reader holds
 // [io_fix = BUF_IO_READ]; if the read fails the page leaves the pool and
 // the waiters look it up again. CreateZip makes such a page as the BLOB

@@ -9,11 +9,12 @@ import (
 )
 
 // ZipGuard is a page pinned by FixZip for its compressed copy: no frame and
-// no latch, as InnoDB's buf_page_get_zip gives. It is for pages written once
-// and never modified (ZBLOB pages): the pin keeps the block from being
-// evicted or relocated, but nothing keeps an exclusive Guard of the same
-// page from changing it. Release it exactly once; the block must not be
-// used after.
+// no latch, as InnoDB's buf_page_get_zip gives. It is for pages written
+// once and never modified (ZBLOB pages), and for reading the headers of
+// pages no one else uses yet (B-tree leaves while an index opens): the pin
+// keeps the block from being evicted or relocated, but nothing keeps an
+// exclusive Guard of the same page from changing it. Release it exactly
+// once; the block must not be used after.
 type ZipGuard struct {
 	pg    *Page
 	block []byte
