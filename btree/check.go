@@ -20,8 +20,8 @@ import (
 // rows, leaf bytes and pages per level matching the tree, and every
 // adaptive hash guess that a page would confirm leading where a descent
 // leads, and, in SX mode, no key longer than the longest the index knows
-// of (by which that mode sizes node pointers). The counts are exact only while no
-// write runs.
+// of (by which that mode sizes node pointers). The counts are exact only
+// while no write runs.
 func (ix *Index) Check(ctx context.Context) []error {
 	ix.lockStructure()
 	defer ix.unlockStructure()

@@ -47,10 +47,10 @@
 // block, with no frame and no latch; a miss reads only the block, into a
 // compressed-only page at the LRU midpoint. The B-tree also counts a
 // compressed index's leaves through it when it opens the index, from the
-// page headers a zip block keeps uncompressed. A fixer that finds a page whose
-// read is in flight waits on the page's io mutex, which the reader holds
-// [io_fix = BUF_IO_READ]; if the read fails the page leaves the pool and
-// the waiters look it up again. CreateZip makes such a page as the BLOB
+// page headers a zip block keeps uncompressed. A fixer that finds a page
+// whose read is in flight waits on the page's io mutex, which the reader
+// holds [io_fix = BUF_IO_READ]; if the read fails the page leaves the pool
+// and the waiters look it up again. CreateZip makes such a page as the BLOB
 // writer leaves it [buf_page_create, btr_blob_free]: its block filled
 // before it is published, then dirty and compressed-only at the LRU head;
 // a page of that number still in the pool (freed, now reused) is
